@@ -1,0 +1,38 @@
+# nod: `make run` brings the whole system up; `make test` runs every test.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(VENV)/bin/pip
+PACKAGES := gen/python libs/nodkit libs/nodtest services/claims
+STAMP := $(VENV)/.installed
+
+.PHONY: setup run test lint bench gen check-gen clean
+
+setup: $(STAMP)
+
+$(STAMP): requirements.txt $(foreach p,$(PACKAGES),$(p)/pyproject.toml) scripts/gen_protos.py $(shell find protos -name '*.proto')
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet --disable-pip-version-check -r requirements.txt
+	$(PIP) install --quiet --disable-pip-version-check --no-deps --no-build-isolation $(foreach p,$(PACKAGES),-e $(p))
+	$(PY) scripts/gen_protos.py
+	touch $(STAMP)
+
+gen: setup
+	$(PY) scripts/gen_protos.py
+
+run: setup
+	$(PY) scripts/run.py
+
+# Real PostgreSQL and real Chromium are required: a missing one fails, never skips.
+test: setup
+	$(PY) -m pytest
+
+lint: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+bench: setup
+	$(PY) bench/claims_bench.py
+
+clean:
+	rm -rf $(VENV) var .pytest_cache

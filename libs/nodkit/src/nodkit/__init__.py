@@ -1,0 +1,1 @@
+"""Shared plumbing for nod's services. Business rules never live here."""

@@ -1,0 +1,43 @@
+"""`python -m nod_<service> serve | migrate` for every service."""
+
+import argparse
+import asyncio
+import pathlib
+from collections.abc import Awaitable, Callable
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from nodkit.db import create_engine
+from nodkit.logging import configure_logging, get_logger
+from nodkit.migrations import upgrade_to_head
+from nodkit.settings import ServiceSettings
+
+
+def run_service_command(
+    service: str,
+    settings_class: type[ServiceSettings],
+    *,
+    schema: str,
+    migrations_dir: pathlib.Path,
+    serve: Callable[[ServiceSettings, AsyncEngine], Awaitable[None]],
+) -> int:
+    parser = argparse.ArgumentParser(prog=f"python -m nod_{service}")
+    parser.add_argument("command", choices=["serve", "migrate"])
+    args = parser.parse_args()
+    settings = settings_class()
+    configure_logging(service, level=settings.log_level, fmt=settings.log_format)
+    log = get_logger(f"nod_{service}")
+    if args.command == "migrate":
+        upgrade_to_head(migrations_dir, settings.database_url, schema)
+        log.info("migrations.at_head", schema=schema)
+        return 0
+
+    async def main() -> None:
+        engine = create_engine(settings, schema)
+        try:
+            await serve(settings, engine)
+        finally:
+            await engine.dispose()
+
+    asyncio.run(main())
+    return 0

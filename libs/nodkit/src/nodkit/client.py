@@ -1,0 +1,93 @@
+"""Calling another nod service: one channel per peer, the service token and
+the person in metadata, a deadline on every call, and one typed error.
+
+Retries live in the channel's service config and cover only read-only
+methods (Get*, List*, Watch*). A state-changing call is never retried: if it
+ends without a definite answer, NodRpcError.may_have_happened is True and the
+caller must treat the change as possibly made (G4, G5).
+"""
+
+import json
+from collections.abc import Sequence
+
+import grpc
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
+from pydantic import SecretStr
+
+# Codes that mean the server definitely refused and changed nothing.
+DEFINITE_REFUSALS = frozenset(
+    {
+        grpc.StatusCode.INVALID_ARGUMENT,
+        grpc.StatusCode.NOT_FOUND,
+        grpc.StatusCode.ALREADY_EXISTS,
+        grpc.StatusCode.FAILED_PRECONDITION,
+        grpc.StatusCode.PERMISSION_DENIED,
+        grpc.StatusCode.UNAUTHENTICATED,
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        grpc.StatusCode.OUT_OF_RANGE,
+        grpc.StatusCode.UNIMPLEMENTED,
+    }
+)
+
+
+def read_only_retry_config(service_names: Sequence[str], read_methods: Sequence[str]) -> str:
+    names = [{"service": s, "method": m} for s in service_names for m in read_methods]
+    return json.dumps(
+        {
+            "methodConfig": [
+                {
+                    "name": names,
+                    "retryPolicy": {
+                        "maxAttempts": 3,
+                        "initialBackoff": "0.1s",
+                        "maxBackoff": "1s",
+                        "backoffMultiplier": 2,
+                        "retryableStatusCodes": ["UNAVAILABLE"],
+                    },
+                }
+            ]
+        }
+    )
+
+
+def open_channel(address: str, *, service_config: str | None = None) -> grpc.aio.Channel:
+    options = [("grpc.enable_retries", 1 if service_config else 0)]
+    if service_config:
+        options.append(("grpc.service_config", service_config))
+    return grpc.aio.insecure_channel(address, options=options)
+
+
+def call_metadata(token: SecretStr, user: str | None = None, request_id: str | None = None):
+    metadata = [("authorization", f"Bearer {token.get_secret_value()}")]
+    if user is not None:
+        metadata.append(("x-nod-user", user))
+    if request_id is not None:
+        metadata.append(("x-request-id", request_id))
+    return tuple(metadata)
+
+
+class NodRpcError(Exception):
+    """A failed call to a nod service, with its ErrorInfo reason decoded."""
+
+    def __init__(self, error: grpc.aio.AioRpcError) -> None:
+        self.code = error.code()
+        self.message = error.details() or ""
+        self.reason = ""
+        self.field = ""
+        self.metadata: dict[str, str] = {}
+        status = rpc_status.from_call(error) if error.trailing_metadata() else None
+        for detail in status.details if status else ():
+            info = error_details_pb2.ErrorInfo()
+            if detail.Unpack(info):
+                self.reason = info.reason
+                self.metadata = dict(info.metadata)
+                self.field = self.metadata.get("field", "")
+        super().__init__(f"{self.code.name}: {self.message}")
+
+    @property
+    def may_have_happened(self) -> bool:
+        """True unless the server definitely did nothing."""
+        if self.code in DEFINITE_REFUSALS:
+            return False
+        return not (self.code == grpc.StatusCode.UNAVAILABLE and self.reason == "NOT_READY")

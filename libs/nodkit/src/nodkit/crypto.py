@@ -1,0 +1,86 @@
+"""AES-GCM sealing of private values (DESIGN.md section 4).
+
+Each value is sealed alone with associated data that binds it to its owner,
+its row and its field, so a ciphertext copied to another row, person or field
+does not open. Every sealed value names its key id, so keys can rotate: the
+first key in NOD_VAULT_KEY seals, every listed key opens.
+
+NOD_VAULT_KEY is either one base64 key of 32 bytes, or a comma-separated list
+of `key_id:base64key`, newest first.
+"""
+
+import base64
+import binascii
+import hashlib
+import json
+import os
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+NONCE_BYTES = 12
+
+
+class SealError(Exception):
+    """A sealed value could not be opened (wrong key, row or tampering).
+    Deliberately says nothing about the value."""
+
+
+def _key_id(key: bytes) -> str:
+    return "k" + hashlib.sha256(key).hexdigest()[:8]
+
+
+def parse_key_ring(setting: str) -> list[tuple[str, bytes]]:
+    ring = []
+    for part in filter(None, (p.strip() for p in setting.split(","))):
+        key_id, _, encoded = part.rpartition(":")
+        try:
+            key = base64.b64decode(encoded, validate=True)
+        except binascii.Error:
+            raise ValueError("NOD_VAULT_KEY holds a key that is not base64") from None
+        if len(key) != 32:
+            raise ValueError("NOD_VAULT_KEY keys must be 32 bytes (AES-256)")
+        ring.append((key_id or _key_id(key), key))
+    if not ring:
+        raise ValueError("NOD_VAULT_KEY is empty")
+    return ring
+
+
+def new_key_setting() -> str:
+    return base64.b64encode(os.urandom(32)).decode()
+
+
+def _associated_data(context: tuple[str, ...]) -> bytes:
+    return json.dumps(list(context), separators=(",", ":")).encode()
+
+
+class Sealer:
+    def __init__(self, key_setting: str) -> None:
+        ring = parse_key_ring(key_setting)
+        self._current_id = ring[0][0]
+        self._ciphers = {key_id: AESGCM(key) for key_id, key in ring}
+
+    def seal(self, plaintext: str, *context: str) -> str:
+        nonce = os.urandom(NONCE_BYTES)
+        sealed = self._ciphers[self._current_id].encrypt(
+            nonce, plaintext.encode(), _associated_data(context)
+        )
+        return f"{self._current_id}:{base64.b64encode(nonce + sealed).decode()}"
+
+    def open(self, token: str, *context: str) -> str:
+        key_id, _, encoded = token.partition(":")
+        cipher = self._ciphers.get(key_id)
+        if cipher is None:
+            raise SealError(f"sealed with unknown key {key_id!r}")
+        raw = base64.b64decode(encoded)
+        try:
+            plain = cipher.decrypt(raw[:NONCE_BYTES], raw[NONCE_BYTES:], _associated_data(context))
+        except InvalidTag:
+            raise SealError("sealed value does not open for this owner, row and field") from None
+        return plain.decode()
+
+    def seal_fields(self, fields: dict[str, str], *context: str) -> dict[str, str]:
+        return {name: self.seal(value, *context, name) for name, value in fields.items()}
+
+    def open_fields(self, sealed: dict[str, str], *context: str) -> dict[str, str]:
+        return {name: self.open(token, *context, name) for name, token in sealed.items()}

@@ -1,0 +1,22 @@
+"""Opaque page tokens for keyset paging on (created_at, id)."""
+
+import base64
+import json
+from datetime import datetime
+
+from nodkit.errors import InvalidArgument
+
+
+def encode(created_at: datetime, row_id: str) -> str:
+    raw = json.dumps([created_at.isoformat(), row_id]).encode()
+    return base64.urlsafe_b64encode(raw).decode()
+
+
+def decode(token: str) -> tuple[datetime, str] | None:
+    if not token:
+        return None
+    try:
+        created_at, row_id = json.loads(base64.urlsafe_b64decode(token.encode()))
+        return datetime.fromisoformat(created_at), str(row_id)
+    except (ValueError, TypeError):
+        raise InvalidArgument("page_token", "is not a token from a previous page") from None

@@ -1,0 +1,84 @@
+"""Input checks shared by every service. Each failure names its field and
+is raised before anything is written."""
+
+import uuid
+from urllib.parse import urlsplit
+
+from nodkit.errors import InvalidArgument
+
+MAX_ID_LENGTH = 128
+
+
+def printable_id(field: str, value: str, *, max_length: int = MAX_ID_LENGTH) -> str:
+    """A caller-chosen id: 1..max_length printable characters (no NUL, no
+    control characters, no surrounding spaces)."""
+    if not value:
+        raise InvalidArgument(field, "is required")
+    if len(value) > max_length:
+        raise InvalidArgument(field, f"must be at most {max_length} characters")
+    if not value.isprintable() or value != value.strip():
+        raise InvalidArgument(field, "must be printable characters without surrounding spaces")
+    return value
+
+
+def uuid_id(field: str, value: str) -> str:
+    """A server-made id. Anything that is not a UUID is bad input."""
+    if not value:
+        raise InvalidArgument(field, "is required")
+    try:
+        return str(uuid.UUID(value))
+    except ValueError:
+        raise InvalidArgument(field, "must be an id returned by this service") from None
+
+
+def optional_uuid_id(field: str, value: str) -> str | None:
+    return uuid_id(field, value) if value else None
+
+
+def text(field: str, value: str, *, max_length: int, required: bool = False) -> str:
+    if required and not value.strip():
+        raise InvalidArgument(field, "is required")
+    if len(value) > max_length:
+        raise InvalidArgument(field, f"must be at most {max_length} characters")
+    if "\x00" in value:
+        raise InvalidArgument(field, "must not contain NUL characters")
+    return value
+
+
+def origin(field: str, value: str) -> str:
+    """A web origin, normalised to scheme://host[:port] in lower case."""
+    if not value:
+        raise InvalidArgument(field, "is required")
+    if len(value) > 512 or not value.isprintable():
+        raise InvalidArgument(field, "must be a web origin such as https://shop.example")
+    parts = urlsplit(value.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise InvalidArgument(field, "must be a web origin such as https://shop.example")
+    if parts.path not in ("", "/") or parts.query or parts.fragment or parts.username:
+        raise InvalidArgument(field, "must be an origin only (no path, query or credentials)")
+    try:
+        port = parts.port
+    except ValueError:
+        raise InvalidArgument(field, "has an invalid port") from None
+    default_port = {"http": 80, "https": 443}[parts.scheme]
+    host = parts.hostname.lower()
+    if ":" in host:
+        host = f"[{host}]"
+    suffix = f":{port}" if port and port != default_port else ""
+    return f"{parts.scheme}://{host}{suffix}"
+
+
+def enum_member(field: str, value: int, allowed: dict[int, str]) -> str:
+    """Maps a proto enum number to its domain name; UNSPECIFIED (0) and
+    numbers this server does not know are bad input."""
+    try:
+        return allowed[value]
+    except KeyError:
+        names = ", ".join(sorted(allowed.values()))
+        raise InvalidArgument(field, f"must be one of: {names}") from None
+
+
+def page_size(value: int, *, default: int = 50, maximum: int = 500) -> int:
+    if value < 0 or value > maximum:
+        raise InvalidArgument("page_size", f"must be between 0 and {maximum}")
+    return value or default

@@ -1,0 +1,76 @@
+"""Services as real processes, for the tests that kill them."""
+
+import asyncio
+import os
+import pathlib
+import signal
+import socket
+import subprocess
+import sys
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def run_migrate(module: str, env: dict[str, str]) -> None:
+    subprocess.run(
+        [sys.executable, "-m", module, "migrate"],
+        env={**os.environ, **env},
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+
+
+async def wait_until_serving(address: str, timeout_s: float = 30.0) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout_s
+    async with grpc.aio.insecure_channel(address) as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        while True:
+            try:
+                reply = await stub.Check(health_pb2.HealthCheckRequest(), timeout=1)
+                if reply.status == health_pb2.HealthCheckResponse.SERVING:
+                    return
+            except grpc.aio.AioRpcError:
+                pass
+            if asyncio.get_running_loop().time() > deadline:
+                raise TimeoutError(f"{address} did not report SERVING in {timeout_s}s")
+            await asyncio.sleep(0.1)
+
+
+class ServiceProcess:
+    """`python -m <module> serve` with its output kept in a file."""
+
+    def __init__(self, module: str, env: dict[str, str], log_path: pathlib.Path) -> None:
+        self.module = module
+        self.env = env
+        self.log_path = log_path
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        log = self.log_path.open("ab")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", self.module, "serve"],
+            env={**os.environ, **self.env},
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        log.close()
+
+    def kill(self, signum: int = signal.SIGKILL, timeout_s: float = 30.0) -> int:
+        assert self.process is not None
+        self.process.send_signal(signum)
+        return self.process.wait(timeout=timeout_s)
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            self.kill(signal.SIGKILL)
+
+    def log_text(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""

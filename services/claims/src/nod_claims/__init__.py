@@ -1,0 +1,6 @@
+"""The claims service: the vault and one claim per private entry (G1, G2, G3)."""
+
+import pathlib
+
+SCHEMA = "claims"
+MIGRATIONS_DIR = pathlib.Path(__file__).resolve().parents[2] / "migrations"

@@ -1,0 +1,174 @@
+"""The claims use cases: grant an operation once, move it to its final
+state, record what the page showed. Callers pass the person (`owner`)."""
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from nod_claims import repository as repo
+from nod_claims import vault_repository as vault_repo
+from nod_claims.domain import (
+    SAVED_KINDS,
+    CheckResult,
+    ClaimRecord,
+    ClaimRequest,
+    ClaimState,
+    EntryKind,
+    check_claim_request,
+    check_reason,
+    existing_claim_answer,
+    explain_refused_check,
+    explain_refused_transition,
+)
+from nod_claims.vault_app import ITEM_TABLE, PRIVATE_ENTRY_TABLE
+from nodkit import validation
+from nodkit.crypto import Sealer
+from nodkit.errors import FailedPrecondition, NotFound
+from nodkit.logging import get_logger
+
+log = get_logger("nod_claims.claims")
+
+
+@dataclass(frozen=True)
+class ClaimOutcome:
+    granted: bool
+    claim: ClaimRecord
+    # Filled only when granted; the one place a private value leaves the service.
+    secret_fields: dict[str, str] = field(default_factory=dict, repr=False)
+
+
+@dataclass(frozen=True)
+class HolderLease:
+    claims: list[ClaimRecord]
+    lease_expires_at: datetime
+
+
+class Claims:
+    def __init__(self, engine: AsyncEngine, sealer: Sealer, *, lease_ttl_s: float) -> None:
+        self._engine = engine
+        self._sealer = sealer
+        self._lease_ttl_s = lease_ttl_s
+
+    async def claim(self, owner: str, request: ClaimRequest) -> ClaimOutcome:
+        request = check_claim_request(request)
+        async with self._engine.begin() as conn:
+            record = await repo.insert_running_claim(conn, owner, request)
+            if record is not None:
+                # Any error from here rolls the claim back: nothing was granted.
+                secret = await self._take_secret(conn, owner, request)
+                await repo.add_event(
+                    conn,
+                    record.id,
+                    actor=request.holder,
+                    from_state=None,
+                    to_state=ClaimState.RUNNING,
+                )
+                log.info(
+                    "claim.granted",
+                    claim_id=record.id,
+                    kind=record.kind.value,
+                    task_id=record.task_id,
+                )
+                return ClaimOutcome(True, record, secret)
+            existing = await repo.get_by_operation(conn, owner, request.operation_id)
+        if existing is None:
+            raise FailedPrecondition(
+                "the holder has no live lease; it must call RenewHolder first",
+                reason="HOLDER_LEASE_EXPIRED",
+            )
+        log.info("claim.not_granted", claim_id=existing.id, state=existing.state.value)
+        return ClaimOutcome(False, existing_claim_answer(existing, request))
+
+    async def _take_secret(self, conn, owner: str, request: ClaimRequest) -> dict[str, str]:
+        if request.kind in SAVED_KINDS:
+            item = await vault_repo.get_item(conn, owner, request.item_id)
+            if item is None or item.kind != request.kind:
+                raise NotFound("item_id names no saved item of that kind", reason="ITEM_NOT_FOUND")
+            if request.kind == EntryKind.SAVED_LOGIN and item.origin != request.origin:
+                raise FailedPrecondition(
+                    "this saved login belongs to another site", reason="ORIGIN_MISMATCH"
+                )
+            fields = self._sealer.open_fields(item.sealed_fields, owner, ITEM_TABLE, item.id)
+            if request.companion_entry_id:
+                fields |= await self._take_entry(
+                    conn,
+                    owner,
+                    request.companion_entry_id,
+                    EntryKind.SECURITY_CODE,
+                    request.task_id,
+                )
+            return fields
+        return await self._take_entry(conn, owner, request.item_id, request.kind, request.task_id)
+
+    async def _take_entry(self, conn, owner, entry_id, kind, task_id) -> dict[str, str]:
+        entry = await vault_repo.take_private_entry(conn, owner, entry_id)
+        if entry is None or entry.kind != kind or entry.task_id != task_id:
+            raise NotFound(
+                "no unused private entry of that kind for this task", reason="ENTRY_NOT_FOUND"
+            )
+        return self._sealer.open_fields(entry.sealed_fields, owner, PRIVATE_ENTRY_TABLE, entry.id)
+
+    async def finish(
+        self, owner: str, claim_id: str, holder: str, target: ClaimState, reason: str = ""
+    ) -> ClaimRecord:
+        claim_id = validation.uuid_id("claim_id", claim_id)
+        holder = validation.printable_id("holder", holder)
+        reason = check_reason(reason)
+        async with self._engine.begin() as conn:
+            record = await repo.finish_running(conn, owner, claim_id, holder, target, reason)
+            if record is not None:
+                log.info("claim.finished", claim_id=claim_id, state=target.value)
+                return record
+            existing = await repo.get_claim(conn, owner, claim_id)
+        if existing is None:
+            raise NotFound("no such claim", reason="CLAIM_NOT_FOUND")
+        return explain_refused_transition(existing, target, holder)
+
+    async def record_check(self, owner: str, claim_id: str, check: CheckResult) -> ClaimRecord:
+        claim_id = validation.uuid_id("claim_id", claim_id)
+        async with self._engine.begin() as conn:
+            record = await repo.record_check(conn, owner, claim_id, check)
+            if record is not None:
+                return record
+            existing = await repo.get_claim(conn, owner, claim_id)
+        if existing is None:
+            raise NotFound("no such claim", reason="CLAIM_NOT_FOUND")
+        return explain_refused_check(existing, check)
+
+    async def get(self, owner: str, claim_id: str) -> ClaimRecord:
+        claim_id = validation.uuid_id("claim_id", claim_id)
+        async with self._engine.connect() as conn:
+            record = await repo.get_claim(conn, owner, claim_id)
+        if record is None:
+            raise NotFound("no such claim", reason="CLAIM_NOT_FOUND")
+        return record
+
+    async def events(self, owner: str, claim_id: str):
+        record = await self.get(owner, claim_id)
+        async with self._engine.connect() as conn:
+            return await repo.list_events(conn, record.id)
+
+    async def list(self, owner, *, task_id, state, after, limit) -> list[ClaimRecord]:
+        async with self._engine.connect() as conn:
+            return await repo.list_claims(
+                conn, owner, task_id=task_id, state=state, after=after, limit=limit
+            )
+
+    async def renew_holder(self, holder: str) -> HolderLease:
+        holder = validation.printable_id("holder", holder)
+        async with self._engine.begin() as conn:
+            expires = await repo.renew_lease(conn, holder, self._lease_ttl_s)
+            running = await repo.running_claims_of(conn, holder)
+        return HolderLease(running, expires)
+
+    async def release_holder(self, holder: str, reason: str) -> HolderLease:
+        """A runner that restarted: whatever it was entering may or may not
+        have reached the site, so its RUNNING claims end UNCERTAIN (G12)."""
+        holder = validation.printable_id("holder", holder)
+        reason = check_reason(reason) or "the runner holding it restarted"
+        async with self._engine.begin() as conn:
+            released = await repo.release_holder(conn, holder, reason)
+            expires = await repo.renew_lease(conn, holder, self._lease_ttl_s)
+        log.info("holder.released", holder=holder, claims=[c.id for c in released])
+        return HolderLease(released, expires)

@@ -1,0 +1,140 @@
+"""Claim rules (G2, G3), in plain Python.
+
+The database enforces them (a unique key per operation, updates that only
+match RUNNING rows held by the caller); this module says what a refused
+change means and checks requests before anything is written.
+"""
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from nodkit import validation
+from nodkit.errors import AlreadyExists, FailedPrecondition, InvalidArgument
+
+
+class ClaimState(StrEnum):
+    RUNNING = "running"
+    SUBMITTED = "submitted"
+    UNCERTAIN = "uncertain"
+
+
+class EntryKind(StrEnum):
+    SAVED_LOGIN = "saved_login"
+    ONE_TIME_CODE = "one_time_code"
+    CARD = "card"
+    TYPED_PASSWORD = "typed_password"
+    SECURITY_CODE = "security_code"
+
+
+class CheckResult(StrEnum):
+    WORKED = "worked"
+    DID_NOT_WORK = "did_not_work"
+    UNCLEAR = "unclear"
+
+
+# Saved in the vault and kept after use; the others are one-time entries.
+SAVED_KINDS = frozenset({EntryKind.SAVED_LOGIN, EntryKind.CARD})
+ONE_TIME_KINDS = frozenset(
+    {EntryKind.ONE_TIME_CODE, EntryKind.TYPED_PASSWORD, EntryKind.SECURITY_CODE}
+)
+MAX_REASON = 500
+
+
+@dataclass(frozen=True)
+class ClaimRequest:
+    operation_id: str
+    kind: EntryKind
+    item_id: str
+    origin: str
+    task_id: str
+    holder: str
+    companion_entry_id: str | None = None
+
+
+@dataclass(frozen=True)
+class ClaimRecord:
+    id: str
+    operation_id: str
+    kind: EntryKind
+    item_id: str
+    companion_entry_id: str | None
+    origin: str
+    task_id: str
+    holder: str
+    state: ClaimState
+    check: CheckResult | None
+    reason: str
+    created_at: object
+    updated_at: object
+
+    def same_operation(self, request: ClaimRequest) -> bool:
+        """Same id and the same parameters: a resend, not a new operation.
+        The holder is not a parameter: a second runner asking gets the answer too."""
+        return (
+            self.kind == request.kind
+            and self.item_id == request.item_id
+            and self.origin == request.origin
+            and self.task_id == request.task_id
+            and self.companion_entry_id == request.companion_entry_id
+        )
+
+
+def check_claim_request(request: ClaimRequest) -> ClaimRequest:
+    """Normalises a request, or raises InvalidArgument naming the field."""
+    if request.companion_entry_id is not None and request.kind != EntryKind.CARD:
+        raise InvalidArgument("companion_entry_id", "only a card entry takes a companion entry")
+    return ClaimRequest(
+        operation_id=validation.printable_id("operation_id", request.operation_id),
+        kind=request.kind,
+        item_id=validation.uuid_id("item_id", request.item_id),
+        origin=validation.origin("origin", request.origin),
+        task_id=validation.printable_id("task_id", request.task_id),
+        holder=validation.printable_id("holder", request.holder),
+        companion_entry_id=request.companion_entry_id,
+    )
+
+
+def existing_claim_answer(existing: ClaimRecord, request: ClaimRequest) -> ClaimRecord:
+    """A claim for this operation exists: answer with it (no secret), unless
+    the caller reuses the id for something else."""
+    if not existing.same_operation(request):
+        raise AlreadyExists(
+            "operation_id was already used for a different entry; use a new operation id",
+            reason="OPERATION_ID_REUSED",
+        )
+    return existing
+
+
+def explain_refused_transition(record: ClaimRecord, target: ClaimState, holder: str) -> ClaimRecord:
+    """Called when `UPDATE ... WHERE state = 'running' AND holder = :holder`
+    matched nothing. Repeating the transition just made is answered with the
+    current state; anything else is refused."""
+    if record.holder != holder:
+        raise FailedPrecondition(
+            "only the runner holding the claim can change it", reason="NOT_HOLDER"
+        )
+    if record.state == target:
+        return record
+    raise FailedPrecondition(
+        f"the claim is already {record.state.value} and can't change",
+        reason="CLAIM_FINAL",
+        state=record.state.value,
+    )
+
+
+def explain_refused_check(record: ClaimRecord, check: CheckResult) -> ClaimRecord:
+    if record.state != ClaimState.SUBMITTED:
+        raise FailedPrecondition(
+            "a check is recorded only on a submitted claim",
+            reason="NOT_SUBMITTED",
+            state=record.state.value,
+        )
+    if record.check == check:
+        return record
+    raise FailedPrecondition(
+        "a different check was already recorded for this claim", reason="CHECK_ALREADY_RECORDED"
+    )
+
+
+def check_reason(reason: str) -> str:
+    return validation.text("reason", reason, max_length=MAX_REASON)

@@ -1,0 +1,97 @@
+"""The claims service's tables, all inside the `claims` schema."""
+
+import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import JSONB, UUID
+
+from nod_claims import SCHEMA
+
+metadata = sa.MetaData(schema=SCHEMA)
+
+NOW = sa.text("now()")
+NEW_UUID = sa.text("gen_random_uuid()")
+
+vault_items = sa.Table(
+    "vault_items",
+    metadata,
+    sa.Column("id", UUID(as_uuid=False), primary_key=True, server_default=NEW_UUID),
+    sa.Column("owner", sa.Text, nullable=False),
+    sa.Column("kind", sa.Text, nullable=False),
+    sa.Column("label", sa.Text, nullable=False),
+    sa.Column("origin", sa.Text, nullable=True),
+    # What listing shows; computed when the item is written, never decrypted.
+    sa.Column("masked_fields", JSONB, nullable=False),
+    # {field: "<key id>:<base64 nonce+ciphertext>"}, sealed per owner, item and field.
+    sa.Column("sealed_fields", JSONB, nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False, server_default=NOW),
+    sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False, server_default=NOW),
+    sa.CheckConstraint("kind IN ('saved_login', 'card')", name="vault_items_kind"),
+    sa.Index("vault_items_owner", "owner", "created_at"),
+)
+
+private_entries = sa.Table(
+    "private_entries",
+    metadata,
+    sa.Column("id", UUID(as_uuid=False), primary_key=True, server_default=NEW_UUID),
+    sa.Column("owner", sa.Text, nullable=False),
+    sa.Column("task_id", sa.Text, nullable=False),
+    sa.Column("kind", sa.Text, nullable=False),
+    sa.Column("sealed_fields", JSONB, nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False, server_default=NOW),
+    sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
+    sa.CheckConstraint(
+        "kind IN ('one_time_code', 'typed_password', 'security_code')", name="private_entries_kind"
+    ),
+    sa.Index("private_entries_task", "owner", "task_id"),
+    sa.Index("private_entries_expiry", "expires_at"),
+)
+
+claims = sa.Table(
+    "claims",
+    metadata,
+    sa.Column("id", UUID(as_uuid=False), primary_key=True, server_default=NEW_UUID),
+    sa.Column("owner", sa.Text, nullable=False),
+    sa.Column("operation_id", sa.Text, nullable=False),
+    sa.Column("kind", sa.Text, nullable=False),
+    sa.Column("item_id", UUID(as_uuid=False), nullable=False),
+    sa.Column("companion_entry_id", UUID(as_uuid=False), nullable=True),
+    sa.Column("origin", sa.Text, nullable=False),
+    sa.Column("task_id", sa.Text, nullable=False),
+    sa.Column("holder", sa.Text, nullable=False),
+    sa.Column("state", sa.Text, nullable=False),
+    sa.Column("check_result", sa.Text, nullable=True),
+    sa.Column("reason", sa.Text, nullable=False, server_default=""),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False, server_default=NOW),
+    sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False, server_default=NOW),
+    # G2: one claim per operation, forever.
+    sa.UniqueConstraint("owner", "operation_id", name="claims_one_per_operation"),
+    sa.CheckConstraint("state IN ('running', 'submitted', 'uncertain')", name="claims_state"),
+    sa.CheckConstraint(
+        "check_result IS NULL OR (state = 'submitted'"
+        " AND check_result IN ('worked', 'did_not_work', 'unclear'))",
+        name="claims_check_only_when_submitted",
+    ),
+    sa.Index("claims_by_task", "owner", "task_id", "created_at", "id"),
+    sa.Index("claims_by_owner", "owner", "created_at", "id"),
+    sa.Index("claims_running_by_holder", "holder", postgresql_where=sa.text("state = 'running'")),
+)
+
+claim_events = sa.Table(
+    "claim_events",
+    metadata,
+    sa.Column("id", sa.BigInteger, sa.Identity(), primary_key=True),
+    sa.Column("claim_id", UUID(as_uuid=False), sa.ForeignKey(claims.c.id), nullable=False),
+    sa.Column("at", sa.DateTime(timezone=True), nullable=False, server_default=NOW),
+    sa.Column("actor", sa.Text, nullable=False),
+    sa.Column("from_state", sa.Text, nullable=True),
+    sa.Column("to_state", sa.Text, nullable=False),
+    sa.Column("reason", sa.Text, nullable=False, server_default=""),
+    sa.Index("claim_events_by_claim", "claim_id", "id"),
+)
+
+holders = sa.Table(
+    "holders",
+    metadata,
+    sa.Column("holder", sa.Text, primary_key=True),
+    sa.Column("lease_expires_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("renewed_at", sa.DateTime(timezone=True), nullable=False, server_default=NOW),
+)

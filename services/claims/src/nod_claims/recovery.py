@@ -1,0 +1,39 @@
+"""Boot reconcile and the sweeper (G12).
+
+A claim is owned by the runner that holds it, not by this service: a restart
+of the claims service alone touches nothing whose holder is alive. Both the
+boot reconcile and the periodic sweep end only the RUNNING claims of holders
+whose lease has expired, and destroy private entries nobody claimed in time.
+"""
+
+import asyncio
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from nod_claims import repository as repo
+from nod_claims import vault_repository as vault_repo
+from nodkit.logging import get_logger
+
+log = get_logger("nod_claims.recovery")
+
+
+async def sweep_once(engine: AsyncEngine, instance_id: str) -> int:
+    async with engine.begin() as conn:
+        swept = await repo.sweep_expired_leases(conn, actor=f"sweeper:{instance_id}")
+        expired_entries = await vault_repo.discard_expired_entries(conn)
+    if swept or expired_entries:
+        log.warning(
+            "sweep.done",
+            uncertain_claims=[c.id for c in swept],
+            expired_private_entries=expired_entries,
+        )
+    return len(swept)
+
+
+async def sweep_forever(engine: AsyncEngine, instance_id: str, interval_s: float) -> None:
+    while True:
+        await asyncio.sleep(interval_s)
+        try:
+            await sweep_once(engine, instance_id)
+        except Exception:
+            log.exception("sweep.failed")

@@ -1,0 +1,149 @@
+"""Vault rules: which fields each kind of value has, how they are checked,
+and how they are shown masked. Plain Python; values are never logged."""
+
+import base64
+import binascii
+import re
+from dataclasses import dataclass
+
+from nod_claims.domain import EntryKind
+from nodkit import validation
+from nodkit.errors import InvalidArgument
+
+MAX_FIELD_LENGTH = 1024
+MAX_LABEL_LENGTH = 200
+DOTS = "••••••••"
+
+
+@dataclass(frozen=True)
+class FieldRules:
+    required: frozenset[str]
+    optional: frozenset[str] = frozenset()
+
+
+FIELDS = {
+    EntryKind.SAVED_LOGIN: FieldRules(
+        frozenset({"username", "password"}), frozenset({"totp_seed"})
+    ),
+    EntryKind.CARD: FieldRules(frozenset({"number", "expiry"}), frozenset({"holder_name"})),
+    EntryKind.ONE_TIME_CODE: FieldRules(frozenset({"code"})),
+    EntryKind.TYPED_PASSWORD: FieldRules(frozenset({"password"}), frozenset({"username"})),
+    EntryKind.SECURITY_CODE: FieldRules(frozenset({"security_code"})),
+}
+SECURITY_CODE_NAMES = frozenset({"security_code", "cvc", "cvv", "cvv2", "csc"})
+
+
+def _digits(value: str) -> str:
+    return re.sub(r"[ -]", "", value)
+
+
+def _luhn_ok(digits: str) -> bool:
+    total = 0
+    for position, char in enumerate(reversed(digits)):
+        n = int(char)
+        if position % 2 == 1:
+            n = n * 2 - 9 if n > 4 else n * 2
+        total += n
+    return total % 10 == 0
+
+
+def _check_value(kind: EntryKind, name: str, value: str) -> str:
+    where = f"fields.{name}"
+    if not value:
+        raise InvalidArgument(where, "must not be empty")
+    if len(value) > MAX_FIELD_LENGTH or "\x00" in value:
+        raise InvalidArgument(where, f"must be at most {MAX_FIELD_LENGTH} characters, without NUL")
+    if name == "number":
+        digits = _digits(value)
+        if not digits.isdigit() or not 12 <= len(digits) <= 19 or not _luhn_ok(digits):
+            raise InvalidArgument(where, "is not a valid card number")
+        return digits
+    if name == "expiry" and not re.fullmatch(r"(0[1-9]|1[0-2])/(\d{2}|\d{4})", value):
+        raise InvalidArgument(where, "must be MM/YY")
+    if name == "security_code" and not re.fullmatch(r"\d{3,4}", value):
+        raise InvalidArgument(where, "must be 3 or 4 digits")
+    if name == "code" and not re.fullmatch(r"[0-9A-Za-z-]{3,12}", value):
+        raise InvalidArgument(where, "must be 3-12 letters or digits")
+    if name == "totp_seed":
+        try:
+            base64.b32decode(
+                value.replace(" ", "").upper() + "=" * (-len(value.replace(" ", "")) % 8)
+            )
+        except binascii.Error:
+            raise InvalidArgument(where, "must be a base32 one-time-code seed") from None
+        return value.replace(" ", "").upper()
+    return value
+
+
+def check_fields(kind: EntryKind, fields: dict[str, str]) -> dict[str, str]:
+    rules = FIELDS[kind]
+    if kind == EntryKind.CARD and SECURITY_CODE_NAMES & fields.keys():
+        raise InvalidArgument(
+            "fields.security_code",
+            "a card's security code is never saved; it is asked for each payment",
+        )
+    unknown = sorted(fields.keys() - rules.required - rules.optional)
+    if unknown:
+        allowed = ", ".join(sorted(rules.required | rules.optional))
+        raise InvalidArgument(
+            f"fields.{unknown[0]}", f"is not a field of this kind (allowed: {allowed})"
+        )
+    missing = sorted(rules.required - fields.keys())
+    if missing:
+        raise InvalidArgument(f"fields.{missing[0]}", "is required")
+    return {name: _check_value(kind, name, value) for name, value in fields.items()}
+
+
+def mask(name: str, value: str) -> str:
+    """What a person may see of a saved value."""
+    if name == "number":
+        return f"•••• {value[-4:]}"
+    if name in ("expiry", "holder_name"):
+        return value
+    if name == "username":
+        local, at, domain = value.partition("@")
+        return f"{local[:1]}•••{at}{domain}" if at else f"{value[:1]}•••"
+    return DOTS
+
+
+def masked_fields(fields: dict[str, str]) -> dict[str, str]:
+    return {name: mask(name, value) for name, value in fields.items()}
+
+
+@dataclass(frozen=True)
+class ItemInput:
+    id: str | None
+    kind: EntryKind
+    label: str
+    origin: str | None
+    fields: dict[str, str]
+
+
+def check_item(item: ItemInput) -> ItemInput:
+    if item.kind not in (EntryKind.SAVED_LOGIN, EntryKind.CARD):
+        raise InvalidArgument("item.kind", "must be ENTRY_KIND_SAVED_LOGIN or ENTRY_KIND_CARD")
+    label = validation.text("item.label", item.label, max_length=MAX_LABEL_LENGTH)
+    origin = None
+    if item.kind == EntryKind.SAVED_LOGIN:
+        origin = validation.origin("item.origin", item.origin or "")
+    elif item.origin:
+        raise InvalidArgument("item.origin", "a card is not tied to one site; leave origin empty")
+    fields = {name: value for name, value in item.fields.items()}
+    checked = _prefix_errors("item.", lambda: check_fields(item.kind, fields))
+    item_id = validation.uuid_id("item.id", item.id) if item.id else None
+    return ItemInput(
+        item_id, item.kind, label or _default_label(item.kind, checked), origin, checked
+    )
+
+
+def _prefix_errors(prefix, build):
+    try:
+        return build()
+    except InvalidArgument as error:
+        raise InvalidArgument(prefix + error.field, error.description) from None
+
+
+def _default_label(kind: EntryKind, fields: dict[str, str]) -> str:
+    if kind == EntryKind.CARD:
+        return f"Card ending {fields['number'][-4:]}"
+    return mask("username", fields["username"])

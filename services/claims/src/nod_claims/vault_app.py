@@ -1,0 +1,94 @@
+"""The vault use cases. Values are sealed before they reach SQL and are
+never read back here: listing shows the masked copy made at write time."""
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from nod_claims import vault_repository as vault_repo
+from nod_claims.domain import ONE_TIME_KINDS, EntryKind
+from nod_claims.vault import ItemInput, check_fields, check_item, masked_fields
+from nod_claims.vault_repository import StoredItem
+from nodkit import validation
+from nodkit.crypto import Sealer
+from nodkit.errors import InvalidArgument, NotFound
+from nodkit.logging import get_logger
+
+log = get_logger("nod_claims.vault")
+
+# Part of each sealed value's associated data: a value sealed for one table
+# does not open as a value of the other.
+ITEM_TABLE = "vault_items"
+PRIVATE_ENTRY_TABLE = "private_entries"
+
+
+class Vault:
+    def __init__(self, engine: AsyncEngine, sealer: Sealer, *, private_entry_ttl_s: float) -> None:
+        self._engine = engine
+        self._sealer = sealer
+        self._entry_ttl_s = private_entry_ttl_s
+
+    async def put_item(self, owner: str, item: ItemInput) -> StoredItem:
+        item = check_item(item)
+        item_id = item.id or vault_repo.new_id()
+        values = {
+            "kind": item.kind.value,
+            "label": item.label,
+            "origin": item.origin,
+            "masked_fields": masked_fields(item.fields),
+            "sealed_fields": self._sealer.seal_fields(item.fields, owner, ITEM_TABLE, item_id),
+        }
+        async with self._engine.begin() as conn:
+            if item.id is None:
+                stored = await vault_repo.insert_item(conn, owner, item_id, **values)
+            else:
+                stored = await vault_repo.replace_item(conn, owner, item_id, **values)
+                if stored is None:
+                    existing = await vault_repo.get_item(conn, owner, item_id)
+                    if existing is None:
+                        raise NotFound("no such vault item", reason="ITEM_NOT_FOUND")
+                    raise InvalidArgument("item.kind", "can't change the kind of a saved item")
+        log.info("vault.item_saved", item_id=stored.id, kind=stored.kind.value)
+        return stored
+
+    async def list_items(self, owner: str, kind: EntryKind | None) -> list[StoredItem]:
+        async with self._engine.connect() as conn:
+            return await vault_repo.list_items(conn, owner, kind)
+
+    async def delete_item(self, owner: str, item_id: str) -> None:
+        item_id = validation.uuid_id("item_id", item_id)
+        async with self._engine.begin() as conn:
+            if not await vault_repo.delete_item(conn, owner, item_id):
+                raise NotFound("no such vault item", reason="ITEM_NOT_FOUND")
+        log.info("vault.item_deleted", item_id=item_id)
+
+    async def put_private_entry(
+        self, owner: str, task_id: str, kind: EntryKind, fields: dict[str, str]
+    ) -> str:
+        task_id = validation.printable_id("task_id", task_id)
+        if kind not in ONE_TIME_KINDS:
+            raise InvalidArgument(
+                "kind",
+                "must be ENTRY_KIND_ONE_TIME_CODE, ENTRY_KIND_TYPED_PASSWORD"
+                " or ENTRY_KIND_SECURITY_CODE",
+            )
+        fields = check_fields(kind, fields)
+        entry_id = vault_repo.new_id()
+        sealed = self._sealer.seal_fields(fields, owner, PRIVATE_ENTRY_TABLE, entry_id)
+        async with self._engine.begin() as conn:
+            await vault_repo.insert_private_entry(
+                conn,
+                owner,
+                entry_id,
+                task_id=task_id,
+                kind=kind,
+                sealed_fields=sealed,
+                ttl_s=self._entry_ttl_s,
+            )
+        log.info("vault.private_entry_saved", entry_id=entry_id, kind=kind.value, task_id=task_id)
+        return entry_id
+
+    async def discard_private_entries(self, owner: str, task_id: str) -> int:
+        task_id = validation.printable_id("task_id", task_id)
+        async with self._engine.begin() as conn:
+            count = await vault_repo.discard_task_entries(conn, owner, task_id)
+        log.info("vault.private_entries_discarded", task_id=task_id, count=count)
+        return count

@@ -1,0 +1,157 @@
+"""SQL for vault items and one-time private entries. Private values are only
+ever stored sealed, in `sealed_fields`."""
+
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from nod_claims.domain import EntryKind
+from nod_claims.models import private_entries, vault_items
+
+
+@dataclass(frozen=True)
+class StoredItem:
+    id: str
+    kind: EntryKind
+    label: str
+    origin: str | None
+    masked_fields: dict[str, str]
+    sealed_fields: dict[str, str]
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True)
+class TakenEntry:
+    id: str
+    kind: EntryKind
+    task_id: str
+    sealed_fields: dict[str, str]
+
+
+def _item(row) -> StoredItem:
+    return StoredItem(
+        id=row.id,
+        kind=EntryKind(row.kind),
+        label=row.label,
+        origin=row.origin,
+        masked_fields=row.masked_fields,
+        sealed_fields=row.sealed_fields,
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+    )
+
+
+def new_id() -> str:
+    """Made before insert so the id can be sealed into the row's associated data."""
+    return str(uuid.uuid4())
+
+
+async def insert_item(conn: AsyncConnection, owner: str, item_id: str, **values) -> StoredItem:
+    row = (
+        await conn.execute(
+            vault_items.insert().values(id=item_id, owner=owner, **values).returning(vault_items)
+        )
+    ).one()
+    return _item(row)
+
+
+async def replace_item(
+    conn: AsyncConnection, owner: str, item_id: str, **values
+) -> StoredItem | None:
+    row = (
+        await conn.execute(
+            vault_items.update()
+            .where(
+                vault_items.c.owner == owner,
+                vault_items.c.id == item_id,
+                vault_items.c.kind == values["kind"],
+            )
+            .values(updated_at=sa.func.now(), **values)
+            .returning(vault_items)
+        )
+    ).first()
+    return _item(row) if row else None
+
+
+async def get_item(conn: AsyncConnection, owner: str, item_id: str) -> StoredItem | None:
+    row = (
+        await conn.execute(
+            sa.select(vault_items).where(vault_items.c.owner == owner, vault_items.c.id == item_id)
+        )
+    ).first()
+    return _item(row) if row else None
+
+
+async def list_items(conn: AsyncConnection, owner: str, kind: EntryKind | None) -> list[StoredItem]:
+    query = sa.select(vault_items).where(vault_items.c.owner == owner)
+    if kind is not None:
+        query = query.where(vault_items.c.kind == kind.value)
+    return [_item(row) for row in await conn.execute(query.order_by(vault_items.c.created_at))]
+
+
+async def delete_item(conn: AsyncConnection, owner: str, item_id: str) -> bool:
+    result = await conn.execute(
+        vault_items.delete().where(vault_items.c.owner == owner, vault_items.c.id == item_id)
+    )
+    return result.rowcount == 1
+
+
+async def insert_private_entry(
+    conn: AsyncConnection,
+    owner: str,
+    entry_id: str,
+    *,
+    task_id: str,
+    kind: EntryKind,
+    sealed_fields: dict[str, str],
+    ttl_s: float,
+) -> None:
+    expires = sa.func.now() + sa.func.make_interval(0, 0, 0, 0, 0, 0, ttl_s)
+    await conn.execute(
+        private_entries.insert().values(
+            id=entry_id,
+            owner=owner,
+            task_id=task_id,
+            kind=kind.value,
+            sealed_fields=sealed_fields,
+            expires_at=expires,
+        )
+    )
+
+
+async def take_private_entry(conn: AsyncConnection, owner: str, entry_id: str) -> TakenEntry | None:
+    """Deletes the entry and returns it: a one-time value is gone once used."""
+    row = (
+        await conn.execute(
+            private_entries.delete()
+            .where(
+                private_entries.c.owner == owner,
+                private_entries.c.id == entry_id,
+                private_entries.c.expires_at > sa.func.now(),
+            )
+            .returning(private_entries)
+        )
+    ).first()
+    if row is None:
+        return None
+    return TakenEntry(row.id, EntryKind(row.kind), row.task_id, row.sealed_fields)
+
+
+async def discard_task_entries(conn: AsyncConnection, owner: str, task_id: str) -> int:
+    result = await conn.execute(
+        private_entries.delete().where(
+            private_entries.c.owner == owner, private_entries.c.task_id == task_id
+        )
+    )
+    return result.rowcount
+
+
+async def discard_expired_entries(conn: AsyncConnection) -> int:
+    result = await conn.execute(
+        private_entries.delete().where(private_entries.c.expires_at <= sa.func.now())
+    )
+    return result.rowcount
