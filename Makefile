@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
-PACKAGES := gen/python libs/nodkit libs/nodtest services/claims
+PACKAGES := gen/python libs/nodkit libs/nodtest services/claims services/approvals services/browser services/payments demo
 STAMP := $(VENV)/.installed
 
 .PHONY: setup run test lint bench gen check-gen clean

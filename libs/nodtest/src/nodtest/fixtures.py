@@ -13,7 +13,13 @@ from nodkit.logging import configure_logging
 from nodtest.database import create_test_database, drop_test_database
 from nodtest.logcapture import LogTee
 
-pytest_plugins = ["nodtest.claims"]
+pytest_plugins = [
+    "nodtest.claims",
+    "nodtest.approvals",
+    "nodtest.browser",
+    "nodtest.payments",
+    "nodtest.demo",
+]
 
 
 @pytest.fixture(scope="session")

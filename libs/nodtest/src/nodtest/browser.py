@@ -1,0 +1,1 @@
+"""Fixtures and builders for the browser service (filled in with the service)."""

@@ -1,0 +1,1 @@
+"""Fixtures for the demo shop and demo app (filled in with them)."""

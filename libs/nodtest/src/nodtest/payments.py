@@ -1,0 +1,1 @@
+"""Fixtures and builders for the payments service (filled in with the service)."""

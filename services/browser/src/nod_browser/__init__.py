@@ -1,0 +1,1 @@
+"""nod's browser service."""
