@@ -17,10 +17,12 @@ def run_service_command(
     service: str,
     settings_class: type[ServiceSettings],
     *,
-    schema: str,
-    migrations_dir: pathlib.Path,
-    serve: Callable[[ServiceSettings, AsyncEngine], Awaitable[None]],
+    schema: str | None,
+    migrations_dir: pathlib.Path | None,
+    serve: Callable[[ServiceSettings, AsyncEngine | None], Awaitable[None]],
 ) -> int:
+    """A service without a database (the browser runner) passes schema=None:
+    `migrate` then has nothing to do and serve() gets no engine."""
     parser = argparse.ArgumentParser(prog=f"python -m nod_{service}")
     parser.add_argument("command", choices=["serve", "migrate"])
     args = parser.parse_args()
@@ -28,16 +30,20 @@ def run_service_command(
     configure_logging(service, level=settings.log_level, fmt=settings.log_format)
     log = get_logger(f"nod_{service}")
     if args.command == "migrate":
+        if schema is None or migrations_dir is None:
+            log.info("migrations.none", service=service)
+            return 0
         upgrade_to_head(migrations_dir, settings.database_url, schema)
         log.info("migrations.at_head", schema=schema)
         return 0
 
     async def main() -> None:
-        engine = create_engine(settings, schema)
+        engine = create_engine(settings, schema) if schema else None
         try:
             await serve(settings, engine)
         finally:
-            await engine.dispose()
+            if engine is not None:
+                await engine.dispose()
 
     asyncio.run(main())
     return 0
