@@ -1,7 +1,8 @@
-"""Opaque page tokens for keyset paging on (created_at, id)."""
+"""Opaque page tokens for keyset paging on (created_at, id), ids being UUIDs."""
 
 import base64
 import json
+import uuid
 from datetime import datetime
 
 from nodkit.errors import InvalidArgument
@@ -17,6 +18,6 @@ def decode(token: str) -> tuple[datetime, str] | None:
         return None
     try:
         created_at, row_id = json.loads(base64.urlsafe_b64decode(token.encode()))
-        return datetime.fromisoformat(created_at), str(row_id)
-    except (ValueError, TypeError):
+        return datetime.fromisoformat(created_at), str(uuid.UUID(row_id))
+    except (ValueError, TypeError, AttributeError):
         raise InvalidArgument("page_token", "is not a token from a previous page") from None

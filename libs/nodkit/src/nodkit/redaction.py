@@ -31,8 +31,22 @@ SENSITIVE_KEYS = frozenset(
     }
 )
 
-# 13-19 digits, optionally grouped by spaces or dashes: a card number.
-_CARD_NUMBER = re.compile(r"(?<!\d)(?:\d[ -]?){12,18}\d(?!\d)")
+# 13-19 digits, optionally grouped by spaces or dashes, standing alone (not
+# part of a hex id or a UUID) and passing the Luhn check: a card number.
+_CARD_NUMBER = re.compile(r"(?<![0-9A-Za-z-])(?:\d[ -]?){12,18}\d(?![0-9A-Za-z-])")
+
+
+def _luhn_ok(digits: str) -> bool:
+    total = 0
+    for position, char in enumerate(reversed(digits)):
+        n = int(char) * (2 if position % 2 else 1)
+        total += n - 9 if n > 9 else n
+    return total % 10 == 0
+
+
+def _mask_card_number(match: re.Match) -> str:
+    digits = re.sub(r"[ -]", "", match.group())
+    return "[redacted-number]" if _luhn_ok(digits) else match.group()
 
 
 def _is_sensitive(key: object) -> bool:
@@ -41,7 +55,7 @@ def _is_sensitive(key: object) -> bool:
 
 def redact_value(value: Any) -> Any:
     if isinstance(value, str):
-        return _CARD_NUMBER.sub("[redacted-number]", value)
+        return _CARD_NUMBER.sub(_mask_card_number, value)
     if isinstance(value, Mapping):
         return {k: REDACTED if _is_sensitive(k) else redact_value(v) for k, v in value.items()}
     if isinstance(value, list | tuple | set | frozenset):

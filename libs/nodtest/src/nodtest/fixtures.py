@@ -5,12 +5,13 @@ import os
 import secrets
 import uuid
 
+import psycopg
 import pytest
 from pydantic import SecretStr
 
 from nodkit.client import call_metadata
 from nodkit.logging import configure_logging
-from nodtest.database import create_test_database, drop_test_database
+from nodtest.database import create_test_database, drop_test_database, libpq_url
 from nodtest.logcapture import LogTee
 
 pytest_plugins = [
@@ -27,6 +28,15 @@ def database_url():
     url = create_test_database()
     yield url
     drop_test_database(url)
+
+
+@pytest.fixture(scope="session")
+async def db(database_url):
+    """A plain autocommit connection, for asserting on rows."""
+    async with await psycopg.AsyncConnection.connect(
+        libpq_url(database_url), autocommit=True
+    ) as conn:
+        yield conn
 
 
 @pytest.fixture(scope="session")

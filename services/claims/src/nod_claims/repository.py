@@ -180,7 +180,14 @@ async def list_claims(
     if state is not None:
         query = query.where(claims.c.state == state.value)
     if after is not None:
-        query = query.where(sa.tuple_(claims.c.created_at, claims.c.id) > sa.tuple_(*after))
+        created_at, claim_id = after
+        query = query.where(
+            sa.tuple_(claims.c.created_at, claims.c.id)
+            > sa.tuple_(
+                sa.literal(created_at, sa.DateTime(timezone=True)),
+                sa.literal(claim_id, claims.c.id.type),
+            )
+        )
     query = query.order_by(claims.c.created_at, claims.c.id).limit(limit)
     return [to_record(row) for row in await conn.execute(query)]
 

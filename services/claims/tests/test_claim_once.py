@@ -1,0 +1,85 @@
+"""G2: of N concurrent claims for one operation, exactly one is granted and
+only that reply carries the private value."""
+
+import asyncio
+
+from nod.claims.v1 import claims_pb2 as pb
+
+from nodtest.claims import CANARY_PASSWORD, claim_request, live_holder, op_id, put_login
+
+CALLERS = 64
+OPERATIONS = 200
+
+
+async def test_64_concurrent_claims_per_id_over_200_ids_grant_once_each(
+    claims_stub, vault_stub, as_person, person, db
+):
+    item = await put_login(vault_stub, as_person)
+    holders = [await live_holder(claims_stub, as_person) for _ in range(4)]
+    operation_ids = [op_id() for _ in range(OPERATIONS)]
+
+    async def claim_64(operation_id):
+        requests = [
+            claim_request(item, holders[i % len(holders)], operation_id=operation_id)
+            for i in range(CALLERS)
+        ]
+        return await asyncio.gather(
+            *(claims_stub.Claim(r, metadata=as_person, timeout=60) for r in requests)
+        )
+
+    for start in range(0, OPERATIONS, 10):
+        batches = await asyncio.gather(*(claim_64(o) for o in operation_ids[start : start + 10]))
+        for replies in batches:
+            granted = [r for r in replies if r.granted]
+            with_secret = [r for r in replies if r.secret_fields]
+            assert len(granted) == 1
+            assert len(with_secret) == 1 and with_secret[0] is granted[0]
+            assert granted[0].secret_fields["password"] == CANARY_PASSWORD
+            assert {r.claim.id for r in replies} == {granted[0].claim.id}
+            assert all(r.claim.state == pb.CLAIM_STATE_RUNNING for r in replies)
+
+    rows = await (
+        await db.execute(
+            "SELECT count(*), count(DISTINCT operation_id) FROM claims.claims WHERE owner = %s",
+            (person,),
+        )
+    ).fetchone()
+    assert rows == (OPERATIONS, OPERATIONS)
+    events = await (
+        await db.execute(
+            "SELECT count(*) FROM claims.claim_events e JOIN claims.claims c ON c.id = e.claim_id"
+            " WHERE c.owner = %s",
+            (person,),
+        )
+    ).fetchone()
+    assert events == (OPERATIONS,)
+
+
+async def test_a_resend_after_a_lost_reply_gets_the_claim_without_the_secret(
+    claims_stub, vault_stub, as_person
+):
+    item = await put_login(vault_stub, as_person)
+    holder = await live_holder(claims_stub, as_person)
+    request = claim_request(item, holder)
+    first = await claims_stub.Claim(request, metadata=as_person)
+    resent = await claims_stub.Claim(request, metadata=as_person)
+    assert first.granted and not resent.granted
+    assert dict(resent.secret_fields) == {}
+    assert resent.claim.id == first.claim.id and resent.claim.holder == holder
+
+
+async def test_another_runner_asking_for_the_same_operation_gets_the_state_only(
+    claims_stub, vault_stub, as_person
+):
+    item = await put_login(vault_stub, as_person)
+    first_runner = await live_holder(claims_stub, as_person)
+    second_runner = await live_holder(claims_stub, as_person)
+    operation_id = op_id()
+    first = await claims_stub.Claim(
+        claim_request(item, first_runner, operation_id=operation_id), metadata=as_person
+    )
+    second = await claims_stub.Claim(
+        claim_request(item, second_runner, operation_id=operation_id), metadata=as_person
+    )
+    assert first.granted and not second.granted and not second.secret_fields
+    assert second.claim.holder == first_runner
