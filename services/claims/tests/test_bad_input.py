@@ -2,8 +2,8 @@
 
 import grpc
 import pytest
-from nod.claims.v1 import claims_pb2 as pb
 
+from nod.claims.v1 import claims_pb2 as pb
 from nodkit.client import call_metadata
 from nodtest.claims import CANARY_CARD, live_holder, op_id, put_login
 from nodtest.rpc import expect_error

@@ -4,8 +4,8 @@ card's security code travels only as such an entry."""
 import asyncio
 
 import grpc
-from nod.claims.v1 import claims_pb2 as pb
 
+from nod.claims.v1 import claims_pb2 as pb
 from nodtest.claims import CANARY_CARD, claim_request, live_holder, op_id, put_card
 from nodtest.rpc import expect_error
 

@@ -4,8 +4,8 @@ check is recorded beside SUBMITTED; every change lands in the history."""
 import grpc
 import psycopg
 import pytest
-from nod.claims.v1 import claims_pb2 as pb
 
+from nod.claims.v1 import claims_pb2 as pb
 from nodtest.claims import claim_request, live_holder, op_id, put_login
 from nodtest.rpc import expect_error
 

@@ -3,8 +3,8 @@ their owner; another person's ids answer NOT_FOUND."""
 
 import grpc
 import pytest
-from nod.claims.v1 import claims_pb2 as pb
 
+from nod.claims.v1 import claims_pb2 as pb
 from nodkit.client import call_metadata
 from nodtest.claims import (
     CANARY_CARD,

@@ -1,0 +1,108 @@
+"""The service's life as an operator sees it: NOT_SERVING until its
+migrations are at head and the boot reconcile ran, reflection for tools,
+graceful stop on SIGTERM, and migrations that match the models."""
+
+import asyncio
+import signal
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+
+from nod.claims.v1 import claims_pb2 as pb
+from nod.claims.v1 import claims_pb2_grpc
+from nodkit.client import open_channel
+from nodtest.database import create_test_database, drop_test_database
+from nodtest.processes import ServiceProcess, free_port, run_migrate, wait_until_serving
+from nodtest.rpc import expect_error
+
+
+async def health_of(channel, service="") -> int:
+    stub = health_pb2_grpc.HealthStub(channel)
+    reply = await stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=2)
+    return reply.status
+
+
+async def test_not_serving_until_migrated_then_serving(service_env, as_person, tmp_path):
+    database_url = create_test_database()
+    port = free_port()
+    env = {
+        **service_env,
+        "NOD_DATABASE_URL": database_url,
+        "NOD_CLAIMS_LISTEN": f"127.0.0.1:{port}",
+        "NOD_MIGRATION_POLL_S": "0.2",
+    }
+    process = ServiceProcess("nod_claims", env, tmp_path / "claims.log")
+    process.start()
+    try:
+        async with open_channel(f"127.0.0.1:{port}") as channel:
+            status = None
+            for _ in range(100):
+                try:
+                    status = await health_of(channel, "nod.claims.v1.ClaimsService")
+                    break
+                except grpc.aio.AioRpcError:
+                    await asyncio.sleep(0.1)
+            assert status == health_pb2.HealthCheckResponse.NOT_SERVING
+            stub = claims_pb2_grpc.ClaimsServiceStub(channel)
+            await expect_error(
+                stub.GetClaim(pb.GetClaimRequest(claim_id="x"), metadata=as_person),
+                grpc.StatusCode.UNAVAILABLE,
+                reason="NOT_READY",
+            )
+            assert "migrations.behind" in process.log_text()
+
+            run_migrate("nod_claims", env)
+            await wait_until_serving(f"127.0.0.1:{port}", timeout_s=20)
+            assert await health_of(channel, "nod.claims.v1.VaultService") == (
+                health_pb2.HealthCheckResponse.SERVING
+            )
+            items = await claims_pb2_grpc.VaultServiceStub(channel).ListItems(
+                pb.ListItemsRequest(), metadata=as_person
+            )
+            assert list(items.items) == []
+
+            assert process.kill(signal.SIGTERM) == 0
+            log = process.log_text()
+            assert "server.shutting_down" in log and "server.stopped" in log
+    finally:
+        process.stop()
+        drop_test_database(database_url)
+
+
+async def test_reflection_lists_the_services(claims_channel):
+    stub = reflection_pb2_grpc.ServerReflectionStub(claims_channel)
+
+    async def requests():
+        yield reflection_pb2.ServerReflectionRequest(list_services="")
+
+    async for reply in stub.ServerReflectionInfo(requests()):
+        names = {s.name for s in reply.list_services_response.service}
+        break
+    assert {
+        "nod.claims.v1.ClaimsService",
+        "nod.claims.v1.VaultService",
+        "grpc.health.v1.Health",
+    } <= names
+
+
+def test_migrations_match_the_models(claims_migrated):
+    import sqlalchemy as sa
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
+
+    from nod_claims import SCHEMA
+    from nod_claims.models import metadata
+
+    engine = sa.create_engine(claims_migrated)
+    with engine.connect() as conn:
+        context = MigrationContext.configure(
+            conn,
+            opts={
+                "include_schemas": True,
+                "version_table_schema": SCHEMA,
+                "include_name": lambda name, kind, _p: kind != "schema" or name == SCHEMA,
+            },
+        )
+        assert compare_metadata(context, metadata) == []
+    engine.dispose()
