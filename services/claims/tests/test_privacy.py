@@ -95,7 +95,7 @@ async def test_canaries_appear_only_in_the_grant(
     assert leaks(" ".join(errors)) == []
     assert leaks(" ".join(str(r) for r in replies)) == []
     assert leaks("\n".join(log_tee.lines[log_start:])) == []
-    assert any("claim.granted" in line for line in log_tee.lines[log_start:])
+    assert any("ClaimsService/Claim" in line for line in log_tee.lines[log_start:])
 
     dump = await (
         await db.execute(

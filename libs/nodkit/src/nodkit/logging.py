@@ -22,12 +22,15 @@ def _add_request_context(_logger, _method, event_dict):
 def configure_logging(
     service: str, *, level: str = "INFO", fmt: str = "json", stream: TextIO | None = None
 ) -> None:
+    """nod's own loggers write straight to the stream (no stdlib handler in
+    the way: one line per call is on every request's path); the standard
+    library's loggers go through the same processors via a formatter."""
+    out = stream or sys.stderr
     shared = [
-        structlog.stdlib.add_log_level,
+        structlog.processors.add_log_level,
         structlog.processors.TimeStamper(fmt="iso", utc=True),
         _add_request_context,
         lambda _l, _m, ev: {"service": service, **ev},
-        redact_event,
     ]
     renderer = (
         structlog.dev.ConsoleRenderer(colors=False)
@@ -35,14 +38,9 @@ def configure_logging(
         else structlog.processors.JSONRenderer()
     )
     structlog.configure(
-        processors=[
-            structlog.stdlib.filter_by_level,
-            *shared,
-            structlog.processors.format_exc_info,
-            structlog.stdlib.ProcessorFormatter.wrap_for_formatter,
-        ],
-        logger_factory=structlog.stdlib.LoggerFactory(),
-        wrapper_class=structlog.stdlib.BoundLogger,
+        processors=[*shared, structlog.processors.format_exc_info, redact_event, renderer],
+        wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelName(level.upper())),
+        logger_factory=structlog.WriteLoggerFactory(file=out),
         cache_logger_on_first_use=True,
     )
     formatter = structlog.stdlib.ProcessorFormatter(
@@ -54,12 +52,12 @@ def configure_logging(
             renderer,
         ],
     )
-    handler = logging.StreamHandler(stream or sys.stderr)
+    handler = logging.StreamHandler(out)
     handler.setFormatter(formatter)
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
 
 
-def get_logger(name: str) -> structlog.stdlib.BoundLogger:
-    return structlog.stdlib.get_logger(name)
+def get_logger(name: str):
+    return structlog.get_logger(logger_name=name)

@@ -20,7 +20,7 @@ class ServiceSettings(BaseSettings):
     instance_id: str = Field(default_factory=socket.gethostname, min_length=1, max_length=128)
     log_level: str = "INFO"
     log_format: str = "json"  # or "console"
-    db_pool_size: int = 20
+    db_pool_size: int = 10
     db_statement_timeout_ms: int = 5000
     db_connect_timeout_s: int = 5
     # How long in-flight calls may finish after SIGTERM before they are cancelled.

@@ -8,7 +8,9 @@ INTERNAL with a generic message; the detail goes to the log only.
 """
 
 import grpc
+import psycopg
 import psycopg.errors
+import psycopg_pool
 import sqlalchemy.exc
 from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
@@ -49,20 +51,21 @@ def _simple(code: str, message: str, reason: str, domain: str) -> grpc.Status:
 def status_for_exception(error: BaseException, domain: str) -> grpc.Status:
     """Statuses for exceptions that are not domain errors."""
     if isinstance(error, sqlalchemy.exc.DBAPIError):
-        if isinstance(error.orig, psycopg.errors.QueryCanceled):
-            return _simple(
-                "DEADLINE_EXCEEDED",
-                "the database did not answer in time; the change may or may not have been made",
-                "DATABASE_TIMEOUT",
-                domain,
-            )
-        if isinstance(error, sqlalchemy.exc.OperationalError) or error.connection_invalidated:
-            return _simple(
-                "UNAVAILABLE",
-                "the database could not be reached; the change may or may not have been made",
-                "DATABASE_UNAVAILABLE",
-                domain,
-            )
-    if isinstance(error, sqlalchemy.exc.TimeoutError):
+        error = error.orig or error
+    if isinstance(error, psycopg_pool.PoolTimeout | sqlalchemy.exc.TimeoutError):
         return _simple("UNAVAILABLE", "no database connection was free", "DATABASE_BUSY", domain)
+    if isinstance(error, psycopg.errors.QueryCanceled):
+        return _simple(
+            "DEADLINE_EXCEEDED",
+            "the database did not answer in time; the change may or may not have been made",
+            "DATABASE_TIMEOUT",
+            domain,
+        )
+    if isinstance(error, psycopg.OperationalError | psycopg.InterfaceError):
+        return _simple(
+            "UNAVAILABLE",
+            "the database could not be reached; the change may or may not have been made",
+            "DATABASE_UNAVAILABLE",
+            domain,
+        )
     return _simple("INTERNAL", "internal error", "INTERNAL", domain)

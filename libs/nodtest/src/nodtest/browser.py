@@ -1,1 +1,139 @@
-"""Fixtures and builders for the browser service (filled in with the service)."""
+"""Fixtures and builders for the browser service: one Chromium for the whole
+session, an in-process browser service on a free port bound to the claims
+server, and helpers to drive it the way the tasks service does."""
+
+import asyncio
+import uuid
+
+import pytest
+
+from nod.browser.v1 import browser_pb2 as pb
+from nod.browser.v1 import browser_pb2_grpc
+from nod.claims.v1 import claims_pb2
+from nodkit.client import open_channel
+
+
+def browser_settings(claims_addr: str, service_token, **overrides):
+    from nod_browser.settings import BrowserSettings
+
+    values = {
+        "claims_addr": claims_addr,
+        "service_token": service_token,
+        "instance_id": f"browser-test-{uuid.uuid4().hex[:8]}",
+        "action_timeout_s": 5.0,
+        "entry_timeout_s": 10.0,
+        "request_timeout_s": 30.0,
+        "migration_poll_s": 0.2,
+    }
+    return BrowserSettings(**(values | overrides))
+
+
+@pytest.fixture(scope="session")
+async def browser_chromium():
+    """One Chromium process shared by every in-process browser service."""
+    from nod_browser.chromium import Chromium
+
+    chromium = await Chromium.launch()
+    yield chromium
+    await chromium.close()
+
+
+async def start_browser(settings, chromium):
+    from nod_browser.server import start
+
+    return await start(settings, chromium, "127.0.0.1:0")
+
+
+@pytest.fixture(scope="session")
+async def browser_server(claims_server, service_token, browser_chromium, log_tee):
+    running = await start_browser(browser_settings(claims_server, service_token), browser_chromium)
+    yield running
+    await running.stop(0)
+
+
+@pytest.fixture(scope="session")
+async def browser_stub(browser_server):
+    channel = open_channel(f"127.0.0.1:{browser_server.port}")
+    yield browser_pb2_grpc.BrowserServiceStub(channel)
+    await channel.close()
+
+
+# Builders
+
+
+async def browser_open(stub, meta, url: str | None = None, task_id: str = "task-1"):
+    """Opens a session (and goes to `url`); returns (session_id, page)."""
+    reply = await stub.OpenSession(pb.OpenSessionRequest(task_id=task_id), metadata=meta)
+    page = None
+    if url:
+        page = (
+            await stub.Navigate(
+                pb.NavigateRequest(session_id=reply.session_id, url=url), metadata=meta
+            )
+        ).page
+    return reply.session_id, page
+
+
+async def browser_read(stub, meta, session_id: str) -> pb.Page:
+    return (await stub.ReadPage(pb.ReadPageRequest(session_id=session_id), metadata=meta)).page
+
+
+def field_ref(page: pb.Page, name: str) -> str:
+    return next(f.ref for f in page.fields if f.name == name)
+
+
+def control_ref(page: pb.Page, text: str, kind: str = "submit") -> str:
+    return next(c.ref for c in page.controls if c.kind == kind and c.text.startswith(text))
+
+
+def enter_request(session_id, item_id, kind, fields, submit, operation_id=None, **extra):
+    return pb.EnterPrivateRequest(
+        session_id=session_id,
+        operation_id=operation_id or f"op-{uuid.uuid4().hex}",
+        kind=kind,
+        item_id=item_id,
+        fields=fields,
+        submit=submit,
+        **extra,
+    )
+
+
+async def browser_login(stub, meta, session_id, page, item_id, **extra):
+    """EnterPrivate of a saved login into the shop's sign-in form."""
+    request = enter_request(
+        session_id,
+        item_id,
+        claims_pb2.ENTRY_KIND_SAVED_LOGIN,
+        {"username": field_ref(page, "username"), "password": field_ref(page, "password")},
+        control_ref(page, "Sign in"),
+        **extra,
+    )
+    return await stub.EnterPrivate(request, metadata=meta)
+
+
+async def put_shop_login(vault_stub, meta, shop, username, password, totp_seed=None):
+    fields = {"username": username, "password": password}
+    if totp_seed:
+        fields["totp_seed"] = totp_seed
+    item = claims_pb2.VaultItem(
+        kind=claims_pb2.ENTRY_KIND_SAVED_LOGIN, label="demo shop", origin=shop.url, fields=fields
+    )
+    reply = await vault_stub.PutItem(claims_pb2.PutItemRequest(item=item), metadata=meta)
+    return reply.item
+
+
+async def claims_of_task(claims_stub, meta, task_id: str = "task-1"):
+    request = claims_pb2.ListClaimsRequest(task_id=task_id)
+    return list((await claims_stub.ListClaims(request, metadata=meta)).claims)
+
+
+async def poll(check, *, timeout_s: float = 10.0, what: str = "condition"):
+    """Awaits `check()` until it returns something truthy, or fails the test."""
+    deadline = asyncio.get_running_loop().time() + timeout_s
+    while True:
+        result = await check()
+        if result:
+            return result
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.05)

@@ -8,7 +8,7 @@ import pytest
 from nod.claims.v1 import claims_pb2 as pb
 from nod.claims.v1 import claims_pb2_grpc
 from nodkit.client import open_channel
-from nodkit.db import create_engine
+from nodkit.db import create_engine, open_hot_path_pool
 from nodkit.migrations import upgrade_to_head
 
 
@@ -40,10 +40,14 @@ async def claims_server(claims_migrated, service_token, vault_key, log_tee):
 
     settings = claims_settings(claims_migrated, service_token, vault_key)
     engine = create_engine(settings, SCHEMA)
-    running = await start(settings, engine, "127.0.0.1:0")
-    yield f"127.0.0.1:{running.port}"
-    await running.stop(0)
-    await engine.dispose()
+    hot_pool = await open_hot_path_pool(settings, SCHEMA, 10)
+    try:
+        running = await start(settings, engine, hot_pool, "127.0.0.1:0")
+        yield f"127.0.0.1:{running.port}"
+        await running.stop(0)
+    finally:
+        await hot_pool.close()
+        await engine.dispose()
 
 
 @pytest.fixture(scope="session")

@@ -4,6 +4,7 @@ state, record what the page showed. Callers pass the person (`owner`)."""
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from psycopg_pool import AsyncConnectionPool
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from nod_claims import repository as repo
@@ -17,17 +18,19 @@ from nod_claims.domain import (
     EntryKind,
     check_claim_request,
     check_reason,
+    check_saved_item,
     existing_claim_answer,
     explain_refused_check,
     explain_refused_transition,
 )
 from nod_claims.vault_app import ITEM_TABLE, PRIVATE_ENTRY_TABLE
 from nodkit import validation
-from nodkit.crypto import Sealer
+from nodkit.crypto import Sealer, SealError
 from nodkit.errors import FailedPrecondition, NotFound
 from nodkit.logging import get_logger
 
 log = get_logger("nod_claims.claims")
+UNREADABLE = "the saved value could not be opened; nothing was entered"
 
 
 @dataclass(frozen=True)
@@ -40,64 +43,100 @@ class ClaimOutcome:
 
 @dataclass(frozen=True)
 class HolderLease:
-    claims: list[ClaimRecord]
+    lease_expires_at: datetime
+    running_claims: int
+
+
+@dataclass(frozen=True)
+class HolderReleased:
+    released: list[ClaimRecord]
     lease_expires_at: datetime
 
 
 class Claims:
-    def __init__(self, engine: AsyncEngine, sealer: Sealer, *, lease_ttl_s: float) -> None:
+    def __init__(
+        self,
+        engine: AsyncEngine,
+        hot_pool: AsyncConnectionPool,
+        sealer: Sealer,
+        *,
+        lease_ttl_s: float,
+    ) -> None:
         self._engine = engine
+        self._hot_pool = hot_pool
         self._sealer = sealer
         self._lease_ttl_s = lease_ttl_s
 
     async def claim(self, owner: str, request: ClaimRequest) -> ClaimOutcome:
         request = check_claim_request(request)
+        if request.kind in SAVED_KINDS and request.companion_entry_id is None:
+            outcome = await self._claim_saved_item(owner, request)
+        else:
+            outcome = await self._claim_with_one_time_entry(owner, request)
+        if outcome is not None:
+            # The grant is audited in claim_events; the access log has the call.
+            log.debug("claim.granted", claim_id=outcome.claim.id, kind=request.kind.value)
+            return outcome
+        return await self._not_granted(owner, request)
+
+    async def _claim_saved_item(self, owner: str, request: ClaimRequest) -> ClaimOutcome | None:
+        """One autocommit statement: the claim and its history row, or nothing."""
+        async with self._hot_pool.connection() as conn:
+            granted = await repo.claim_saved_item(conn, owner, request)
+        if granted is None:
+            return None
+        record, sealed = granted
+        try:
+            secret = self._sealer.open_fields(sealed, owner, ITEM_TABLE, record.item_id)
+        except SealError:
+            # Nothing was entered; end the claim so it can't stay RUNNING.
+            await self.finish(owner, record.id, record.holder, ClaimState.UNCERTAIN, UNREADABLE)
+            raise
+        return ClaimOutcome(True, record, secret)
+
+    async def _claim_with_one_time_entry(
+        self, owner: str, request: ClaimRequest
+    ) -> ClaimOutcome | None:
+        """A transaction: the claim, then the one-time entry taken (deleted) with
+        it. Any error rolls both back: nothing was granted, nothing destroyed."""
         async with self._engine.begin() as conn:
             record = await repo.insert_running_claim(conn, owner, request)
-            if record is not None:
-                # Any error from here rolls the claim back: nothing was granted.
-                secret = await self._take_secret(conn, owner, request)
-                await repo.add_event(
-                    conn,
-                    record.id,
-                    actor=request.holder,
-                    from_state=None,
-                    to_state=ClaimState.RUNNING,
-                )
-                log.info(
-                    "claim.granted",
-                    claim_id=record.id,
-                    kind=record.kind.value,
-                    task_id=record.task_id,
-                )
-                return ClaimOutcome(True, record, secret)
+            if record is None:
+                return None
+            secret = await self._take_secret(conn, owner, request)
+            await repo.add_event(
+                conn, record.id, actor=request.holder, from_state=None, to_state=ClaimState.RUNNING
+            )
+        return ClaimOutcome(True, record, secret)
+
+    async def _not_granted(self, owner: str, request: ClaimRequest) -> ClaimOutcome:
+        """Says why nothing was granted; writes nothing."""
+        async with self._engine.connect() as conn:
             existing = await repo.get_by_operation(conn, owner, request.operation_id)
-        if existing is None:
+            if existing is not None:
+                log.info("claim.not_granted", claim_id=existing.id, state=existing.state.value)
+                return ClaimOutcome(False, existing_claim_answer(existing, request))
+            if request.kind in SAVED_KINDS:
+                item = await vault_repo.get_item(conn, owner, request.item_id)
+                check_saved_item(item, request)
+            live = await repo.holder_is_live(conn, request.holder)
+        if not live:
             raise FailedPrecondition(
                 "the holder has no live lease; it must call RenewHolder first",
                 reason="HOLDER_LEASE_EXPIRED",
             )
-        log.info("claim.not_granted", claim_id=existing.id, state=existing.state.value)
-        return ClaimOutcome(False, existing_claim_answer(existing, request))
+        # The one-time entry path raises its own errors; reaching here means a
+        # concurrent change (the item deleted or re-pointed) won the race.
+        raise FailedPrecondition("the claim could not be made; try a new operation", reason="RACED")
 
     async def _take_secret(self, conn, owner: str, request: ClaimRequest) -> dict[str, str]:
         if request.kind in SAVED_KINDS:
             item = await vault_repo.get_item(conn, owner, request.item_id)
-            if item is None or item.kind != request.kind:
-                raise NotFound("item_id names no saved item of that kind", reason="ITEM_NOT_FOUND")
-            if request.kind == EntryKind.SAVED_LOGIN and item.origin != request.origin:
-                raise FailedPrecondition(
-                    "this saved login belongs to another site", reason="ORIGIN_MISMATCH"
-                )
+            check_saved_item(item, request)
             fields = self._sealer.open_fields(item.sealed_fields, owner, ITEM_TABLE, item.id)
-            if request.companion_entry_id:
-                fields |= await self._take_entry(
-                    conn,
-                    owner,
-                    request.companion_entry_id,
-                    EntryKind.SECURITY_CODE,
-                    request.task_id,
-                )
+            fields |= await self._take_entry(
+                conn, owner, request.companion_entry_id, EntryKind.SECURITY_CODE, request.task_id
+            )
             return fields
         return await self._take_entry(conn, owner, request.item_id, request.kind, request.task_id)
 
@@ -159,10 +198,10 @@ class Claims:
         holder = validation.printable_id("holder", holder)
         async with self._engine.begin() as conn:
             expires = await repo.renew_lease(conn, holder, self._lease_ttl_s)
-            running = await repo.running_claims_of(conn, holder)
-        return HolderLease(running, expires)
+            running = await repo.count_running_claims_of(conn, holder)
+        return HolderLease(expires, running)
 
-    async def release_holder(self, holder: str, reason: str) -> HolderLease:
+    async def release_holder(self, holder: str, reason: str) -> HolderReleased:
         """A runner that restarted: whatever it was entering may or may not
         have reached the site, so its RUNNING claims end UNCERTAIN (G12)."""
         holder = validation.printable_id("holder", holder)
@@ -171,4 +210,4 @@ class Claims:
             released = await repo.release_holder(conn, holder, reason)
             expires = await repo.renew_lease(conn, holder, self._lease_ttl_s)
         log.info("holder.released", holder=holder, claims=[c.id for c in released])
-        return HolderLease(released, expires)
+        return HolderReleased(released, expires)

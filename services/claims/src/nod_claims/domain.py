@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from nodkit import validation
-from nodkit.errors import AlreadyExists, FailedPrecondition, InvalidArgument
+from nodkit.errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound
 
 
 class ClaimState(StrEnum):
@@ -92,6 +92,17 @@ def check_claim_request(request: ClaimRequest) -> ClaimRequest:
         holder=validation.printable_id("holder", request.holder),
         companion_entry_id=request.companion_entry_id,
     )
+
+
+def check_saved_item(item, request: ClaimRequest) -> None:
+    """The saved item exists, is the person's and of that kind, and a login
+    is only released for its own site."""
+    if item is None or item.kind != request.kind:
+        raise NotFound("item_id names no saved item of that kind", reason="ITEM_NOT_FOUND")
+    if request.kind == EntryKind.SAVED_LOGIN and item.origin != request.origin:
+        raise FailedPrecondition(
+            "this saved login belongs to another site", reason="ORIGIN_MISMATCH"
+        )
 
 
 def existing_claim_answer(existing: ClaimRecord, request: ClaimRequest) -> ClaimRecord:

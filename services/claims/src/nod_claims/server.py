@@ -2,6 +2,7 @@
 
 from functools import partial
 
+from psycopg_pool import AsyncConnectionPool
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from nod.claims.v1 import claims_pb2, claims_pb2_grpc
@@ -12,6 +13,7 @@ from nod_claims.servicer import ClaimsServicer, VaultServicer
 from nod_claims.settings import ClaimsSettings
 from nod_claims.vault_app import Vault
 from nodkit.crypto import Sealer
+from nodkit.db import open_hot_path_pool
 from nodkit.migrations import wait_until_at_head
 from nodkit.server import RunningServer, ServiceDefinition, serve_until_signalled, start_server
 
@@ -21,9 +23,11 @@ GRPC_SERVICES = [
 ]
 
 
-def definition(settings: ClaimsSettings, engine: AsyncEngine) -> ServiceDefinition:
+def definition(
+    settings: ClaimsSettings, engine: AsyncEngine, hot_pool: AsyncConnectionPool
+) -> ServiceDefinition:
     sealer = Sealer(settings.vault_key.get_secret_value())
-    claims = Claims(engine, sealer, lease_ttl_s=settings.lease_ttl_s)
+    claims = Claims(engine, hot_pool, sealer, lease_ttl_s=settings.lease_ttl_s)
     vault = Vault(engine, sealer, private_entry_ttl_s=settings.private_entry_ttl_s)
 
     def register(server) -> None:
@@ -38,10 +42,12 @@ async def boot(settings: ClaimsSettings, engine: AsyncEngine) -> None:
     await sweep_once(engine, settings.instance_id)
 
 
-async def start(settings: ClaimsSettings, engine: AsyncEngine, listen: str) -> RunningServer:
-    """Listening and ready (used by tests and by serve)."""
+async def start(
+    settings: ClaimsSettings, engine: AsyncEngine, hot_pool: AsyncConnectionPool, listen: str
+) -> RunningServer:
+    """Listening and ready, for tests."""
     running = await start_server(
-        definition(settings, engine), token=settings.service_token, listen=listen
+        definition(settings, engine, hot_pool), token=settings.service_token, listen=listen
     )
     await boot(settings, engine)
     await running.mark_serving()
@@ -49,14 +55,20 @@ async def start(settings: ClaimsSettings, engine: AsyncEngine, listen: str) -> R
 
 
 async def serve(settings: ClaimsSettings, engine: AsyncEngine) -> None:
-    running = await start_server(
-        definition(settings, engine), token=settings.service_token, listen=settings.listen
-    )
-    await serve_until_signalled(
-        running,
-        prepare=partial(boot, settings, engine),
-        background=[
-            partial(sweep_forever, engine, settings.instance_id, settings.sweep_interval_s)
-        ],
-        grace=settings.shutdown_grace_s,
-    )
+    hot_pool = await open_hot_path_pool(settings, SCHEMA, settings.db_pool_size)
+    try:
+        running = await start_server(
+            definition(settings, engine, hot_pool),
+            token=settings.service_token,
+            listen=settings.listen,
+        )
+        await serve_until_signalled(
+            running,
+            prepare=partial(boot, settings, engine),
+            background=[
+                partial(sweep_forever, engine, settings.instance_id, settings.sweep_interval_s)
+            ],
+            grace=settings.shutdown_grace_s,
+        )
+    finally:
+        await hot_pool.close()

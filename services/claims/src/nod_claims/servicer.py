@@ -151,15 +151,14 @@ class ClaimsServicer(claims_pb2_grpc.ClaimsServiceServicer):
     async def RenewHolder(self, request, context) -> pb.RenewHolderResponse:
         lease = await self._claims.renew_holder(request.holder)
         return pb.RenewHolderResponse(
-            claims=[claim_to_pb(c) for c in lease.claims],
-            lease_expires_at=to_proto(lease.lease_expires_at),
+            lease_expires_at=to_proto(lease.lease_expires_at), running_claims=lease.running_claims
         )
 
     async def ReleaseHolder(self, request, context) -> pb.ReleaseHolderResponse:
-        lease = await self._claims.release_holder(request.holder, request.reason)
+        outcome = await self._claims.release_holder(request.holder, request.reason)
         return pb.ReleaseHolderResponse(
-            claims=[claim_to_pb(c) for c in lease.claims],
-            lease_expires_at=to_proto(lease.lease_expires_at),
+            claims=[claim_to_pb(c) for c in outcome.released],
+            lease_expires_at=to_proto(outcome.lease_expires_at),
         )
 
 

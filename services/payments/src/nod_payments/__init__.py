@@ -1,1 +1,7 @@
-"""nod's payments service."""
+"""The payments service: each payment's single-use yes, the link to the card
+claim that guards its one card entry, and the outcome read from the page (G8)."""
+
+import pathlib
+
+SCHEMA = "payments"
+MIGRATIONS_DIR = pathlib.Path(__file__).resolve().parents[2] / "migrations"

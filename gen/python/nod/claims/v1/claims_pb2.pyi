@@ -195,12 +195,12 @@ class RenewHolderRequest(_message.Message):
     def __init__(self, holder: _Optional[str] = ...) -> None: ...
 
 class RenewHolderResponse(_message.Message):
-    __slots__ = ("claims", "lease_expires_at")
-    CLAIMS_FIELD_NUMBER: _ClassVar[int]
+    __slots__ = ("lease_expires_at", "running_claims")
     LEASE_EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
-    claims: _containers.RepeatedCompositeFieldContainer[Claim]
+    RUNNING_CLAIMS_FIELD_NUMBER: _ClassVar[int]
     lease_expires_at: _timestamp_pb2.Timestamp
-    def __init__(self, claims: _Optional[_Iterable[_Union[Claim, _Mapping]]] = ..., lease_expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    running_claims: int
+    def __init__(self, lease_expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., running_claims: _Optional[int] = ...) -> None: ...
 
 class ReleaseHolderRequest(_message.Message):
     __slots__ = ("holder", "reason")

@@ -1,0 +1,105 @@
+"""The webhook app: POSTs the saved parameters, as stored, to the account's
+URL once. The execution id goes along as Idempotency-Key, so an app that
+honours it can tell a duplicate even though nod never sends one."""
+
+import logging
+from typing import ClassVar
+from urllib.parse import urlsplit
+
+import httpx
+
+from nod_approvals.connectors.base import (
+    Outcome,
+    Send,
+    app_message,
+    check_keys,
+    check_text,
+    uncertain,
+)
+from nod_approvals.domain import ExecutionState
+from nodkit.errors import InvalidArgument
+
+# httpx logs every request's URL at INFO; a webhook URL often carries a
+# secret in its path, so only its warnings may reach the log.
+logging.getLogger("httpx").setLevel(logging.WARNING)
+
+# Enough of an answer to show the person; the rest is not read.
+MAX_ANSWER_BYTES = 8192
+CONNECT_TIMEOUT_S = 5.0
+# 408: the app gave up reading; 409: the idempotency key is still in
+# progress there. Neither says whether the action happened.
+_UNDECIDED_4XX = frozenset({408, 409})
+
+
+def check_post(parameters: dict) -> dict:
+    return parameters  # any JSON object is a valid body
+
+
+class WebhookConnector:
+    app = "webhook"
+    actions: ClassVar = {"post": check_post}
+
+    def __init__(self, *, timeout_s: float) -> None:
+        self.timeout_s = timeout_s
+
+    def check_settings(self, settings: dict[str, str]) -> dict[str, str]:
+        check_keys(settings, "account.settings", required=frozenset({"url"}))
+        url = check_text("account.settings.url", settings["url"], max_length=2048)
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname or " " in url:
+            raise InvalidArgument("account.settings.url", "must be an http(s) URL")
+        if parts.username or parts.password:
+            raise InvalidArgument("account.settings.url", "must not carry credentials")
+        return {"url": url}
+
+    def check_credentials(self, credentials: dict[str, str]) -> dict[str, str]:
+        check_keys(
+            credentials, "account.credentials", required=frozenset(), optional=frozenset({"token"})
+        )
+        for name, value in credentials.items():
+            check_text(f"account.credentials.{name}", value, max_length=4096)
+            if not value.isprintable() or value != value.strip():
+                raise InvalidArgument(f"account.credentials.{name}", "must be printable")
+        return credentials
+
+    async def send(self, request: Send) -> Outcome:
+        headers = {"Content-Type": "application/json", "Idempotency-Key": request.execution_id}
+        if token := request.credentials.get("token"):
+            headers["Authorization"] = f"Bearer {token}"
+        timeout = httpx.Timeout(self.timeout_s, connect=min(self.timeout_s, CONNECT_TIMEOUT_S))
+        url, body = request.settings["url"], request.parameters_json.encode()
+        # A client per send: no pooled connection, no retry, no proxy from the environment.
+        async with httpx.AsyncClient(timeout=timeout, trust_env=False) as client:
+            try:
+                async with client.stream("POST", url, content=body, headers=headers) as response:
+                    answer = await _read_answer(response)
+            except (httpx.ConnectError, httpx.ConnectTimeout) as error:
+                reason = f"could not connect to the app ({type(error).__name__}); nothing was sent"
+                return Outcome(ExecutionState.NOT_RUN, reason=reason)
+            except httpx.TimeoutException:
+                return uncertain("the app gave no answer in time")
+            except httpx.TransportError as error:
+                return uncertain(f"the connection to the app broke ({type(error).__name__})")
+        return _outcome(response.status_code, answer, request.credentials)
+
+
+async def _read_answer(response: httpx.Response) -> str:
+    """The status already answered; a body cut short still leaves that answer."""
+    body = b""
+    try:
+        async for chunk in response.aiter_bytes():
+            body += chunk
+            if len(body) >= MAX_ANSWER_BYTES:
+                break
+    except httpx.TransportError:
+        body += b" (answer cut off)"
+    return body[:MAX_ANSWER_BYTES].decode(errors="replace")
+
+
+def _outcome(status: int, answer: str, credentials: dict[str, str]) -> Outcome:
+    message = app_message(f"HTTP {status}: {answer}", credentials)
+    if 200 <= status < 300:
+        return Outcome(ExecutionState.DONE, result=message)
+    if 400 <= status < 500 and status not in _UNDECIDED_4XX:
+        return Outcome(ExecutionState.FAILED, reason=f"the app refused it: {message}")
+    return uncertain(f"the app answered {message}")

@@ -1,0 +1,110 @@
+"""Approval and execution rules (G7), in plain Python.
+
+The database enforces them (an update that only matches a PENDING,
+unexpired approval; one execution row per approval); this module says what
+a refused decision means.
+"""
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+
+from nodkit.errors import FailedPrecondition
+
+
+class ApprovalState(StrEnum):
+    PENDING = "pending"
+    APPROVED = "approved"
+    REJECTED = "rejected"
+    CANCELLED = "cancelled"
+    EXPIRED = "expired"
+
+
+class ExecutionState(StrEnum):
+    RUNNING = "running"
+    DONE = "done"
+    NOT_RUN = "not_run"
+    FAILED = "failed"
+    UNCERTAIN = "uncertain"
+
+
+class Decision(StrEnum):
+    YES = "yes"
+    NO = "no"
+
+
+@dataclass(frozen=True)
+class ExecutionRecord:
+    id: str
+    approval_id: str
+    instance_id: str
+    state: ExecutionState
+    result: str
+    reason: str
+    started_at: datetime
+    finished_at: datetime | None
+
+
+@dataclass(frozen=True)
+class ApprovalRecord:
+    id: str
+    task_id: str
+    account_id: str
+    app: str
+    action: str
+    summary: str
+    saved_action: str
+    digest: str
+    state: ApprovalState
+    reason: str
+    created_at: datetime
+    expires_at: datetime
+    decided_at: datetime | None
+    updated_at: datetime
+    execution: ExecutionRecord | None
+
+    @property
+    def parameters(self) -> dict:
+        return json.loads(self.saved_action)["parameters"]
+
+    @property
+    def is_final(self) -> bool:
+        """Nothing about it will change any more: watchers can stop."""
+        if self.state == ApprovalState.PENDING:
+            return False
+        if self.state == ApprovalState.APPROVED:
+            return self.execution is not None and self.execution.state != ExecutionState.RUNNING
+        return True
+
+    @property
+    def shown_reason(self) -> str:
+        if self.execution is not None and self.execution.reason:
+            return self.execution.reason
+        return self.reason
+
+
+def person(owner: str) -> str:
+    """The actor recorded in the history for the person's own calls."""
+    return f"person:{owner}"
+
+
+# What each decision moves a pending approval to.
+DECIDED = {Decision.YES: ApprovalState.APPROVED, Decision.NO: ApprovalState.REJECTED}
+
+_REFUSALS = {
+    ApprovalState.APPROVED: ("the person already said yes to this action", "ALREADY_DECIDED_YES"),
+    ApprovalState.REJECTED: ("the person already said no; nothing runs", "ALREADY_DECIDED_NO"),
+    ApprovalState.CANCELLED: ("the task was stopped; nothing runs", "CANCELLED"),
+    ApprovalState.EXPIRED: ("the approval expired before a decision; nothing runs", "EXPIRED"),
+}
+
+
+def answer_to_late_decision(record: ApprovalRecord, decision: Decision) -> ApprovalRecord:
+    """Called when the decision's conditional update matched nothing. The same
+    decision again (two tabs, a resend) is answered with the current approval;
+    anything else is refused, saying why. Either way nothing runs."""
+    if record.state == DECIDED[decision]:
+        return record
+    message, reason = _REFUSALS[record.state]
+    raise FailedPrecondition(message, reason=reason, state=record.state.value)

@@ -1,0 +1,106 @@
+"""The approvals service's tables, all inside the `approvals` schema."""
+
+import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import JSONB, UUID
+
+from nod_approvals import SCHEMA
+from nodkit.instances import instance_leases_table
+
+metadata = sa.MetaData(schema=SCHEMA)
+
+NOW = sa.text("now()")
+NEW_UUID = sa.text("gen_random_uuid()")
+
+
+def _timestamp(name: str, **kwargs) -> sa.Column:
+    return sa.Column(name, sa.DateTime(timezone=True), **kwargs)
+
+
+accounts = sa.Table(
+    "accounts",
+    metadata,
+    sa.Column("id", UUID(as_uuid=False), primary_key=True),
+    sa.Column("owner", sa.Text, nullable=False),
+    sa.Column("app", sa.Text, nullable=False),
+    sa.Column("label", sa.Text, nullable=False),
+    sa.Column("settings", JSONB, nullable=False),
+    # {name: "<key id>:<base64 nonce+ciphertext>"}, sealed per owner, row and
+    # name; emptied when the account is disconnected.
+    sa.Column("sealed_credentials", JSONB, nullable=False),
+    _timestamp("created_at", nullable=False, server_default=NOW),
+    _timestamp("disconnected_at", nullable=True),
+    sa.Index("accounts_by_owner", "owner", "created_at", "id"),
+)
+
+approvals = sa.Table(
+    "approvals",
+    metadata,
+    sa.Column("id", UUID(as_uuid=False), primary_key=True, server_default=NEW_UUID),
+    sa.Column("owner", sa.Text, nullable=False),
+    sa.Column("task_id", sa.Text, nullable=False),
+    sa.Column("account_id", UUID(as_uuid=False), sa.ForeignKey(accounts.c.id), nullable=False),
+    sa.Column("app", sa.Text, nullable=False),
+    sa.Column("action", sa.Text, nullable=False),
+    sa.Column("summary", sa.Text, nullable=False),
+    # The canonical JSON that will run, and its SHA-256; never change.
+    sa.Column("saved_action", sa.Text, nullable=False),
+    sa.Column("digest", sa.Text, nullable=False),
+    sa.Column("state", sa.Text, nullable=False),
+    sa.Column("reason", sa.Text, nullable=False, server_default=""),
+    _timestamp("created_at", nullable=False, server_default=NOW),
+    _timestamp("expires_at", nullable=False),
+    _timestamp("decided_at", nullable=True),
+    _timestamp("updated_at", nullable=False, server_default=NOW),
+    sa.CheckConstraint(
+        "state IN ('pending', 'approved', 'rejected', 'cancelled', 'expired')",
+        name="approvals_state",
+    ),
+    sa.CheckConstraint("digest ~ '^[0-9a-f]{64}$'", name="approvals_digest_is_sha256"),
+    sa.Index("approvals_by_owner", "owner", "created_at", "id"),
+    sa.Index("approvals_by_task", "owner", "task_id", "created_at", "id"),
+    sa.Index(
+        "approvals_pending_expiry", "expires_at", postgresql_where=sa.text("state = 'pending'")
+    ),
+)
+
+executions = sa.Table(
+    "executions",
+    metadata,
+    sa.Column("id", UUID(as_uuid=False), primary_key=True),
+    sa.Column("approval_id", UUID(as_uuid=False), sa.ForeignKey(approvals.c.id), nullable=False),
+    # The instance running it (G12): only it, or a sweeper after its lease
+    # expired, may end it.
+    sa.Column("instance_id", sa.Text, nullable=False),
+    sa.Column("state", sa.Text, nullable=False),
+    sa.Column("result", sa.Text, nullable=False, server_default=""),
+    sa.Column("reason", sa.Text, nullable=False, server_default=""),
+    _timestamp("started_at", nullable=False, server_default=NOW),
+    _timestamp("finished_at", nullable=True),
+    # G7: one execution per approval, ever.
+    sa.UniqueConstraint("approval_id", name="executions_one_per_approval"),
+    sa.CheckConstraint(
+        "state IN ('running', 'done', 'not_run', 'failed', 'uncertain')", name="executions_state"
+    ),
+    sa.Index(
+        "executions_running_by_instance",
+        "instance_id",
+        postgresql_where=sa.text("state = 'running'"),
+    ),
+)
+
+approval_events = sa.Table(
+    "approval_events",
+    metadata,
+    sa.Column("id", sa.BigInteger, sa.Identity(), primary_key=True),
+    sa.Column("approval_id", UUID(as_uuid=False), sa.ForeignKey(approvals.c.id), nullable=False),
+    sa.Column("subject", sa.Text, nullable=False),
+    _timestamp("at", nullable=False, server_default=NOW),
+    sa.Column("actor", sa.Text, nullable=False),
+    sa.Column("from_state", sa.Text, nullable=True),
+    sa.Column("to_state", sa.Text, nullable=False),
+    sa.Column("reason", sa.Text, nullable=False, server_default=""),
+    sa.CheckConstraint("subject IN ('approval', 'execution')", name="approval_events_subject"),
+    sa.Index("approval_events_by_approval", "approval_id", "id"),
+)
+
+instance_leases = instance_leases_table(metadata)

@@ -1,0 +1,81 @@
+"""Propose: a task asks to run an app action. It is frozen right here
+(canonical JSON and its digest) and waits for the person's decision."""
+
+from dataclasses import dataclass
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from nod_approvals import accounts_repository, repository
+from nod_approvals.connectors import Connectors
+from nod_approvals.domain import ApprovalRecord, person
+from nod_approvals.saved_action import SavedAction, normalise, parameters_json
+from nodkit import validation
+from nodkit.errors import FailedPrecondition, NotFound
+from nodkit.logging import get_logger
+
+log = get_logger("nod_approvals.proposals")
+
+MAX_SUMMARY = 2000
+
+
+@dataclass(frozen=True)
+class Proposal:
+    task_id: str
+    account_id: str
+    action: str
+    parameters: dict
+    summary: str
+
+
+class Proposals:
+    def __init__(self, engine: AsyncEngine, connectors: Connectors, *, ttl_s: float) -> None:
+        self._engine = engine
+        self._connectors = connectors
+        self._ttl_s = ttl_s
+
+    async def propose(self, owner: str, proposal: Proposal) -> ApprovalRecord:
+        task_id = validation.printable_id("task_id", proposal.task_id)
+        account_id = validation.uuid_id("account_id", proposal.account_id)
+        summary = validation.text(
+            "summary", proposal.summary, max_length=MAX_SUMMARY, required=True
+        )
+        parameters = normalise(proposal.parameters)
+        parameters_json(parameters)  # bounds the size before any other work
+        async with self._engine.begin() as conn:
+            account = await accounts_repository.get_account(conn, owner, account_id)
+            if account is None:
+                raise NotFound("no such account", reason="ACCOUNT_NOT_FOUND")
+            if not account.connected:
+                raise FailedPrecondition(
+                    "the account was disconnected", reason="ACCOUNT_DISCONNECTED"
+                )
+            parameters = self._connectors.check_action(account.app, proposal.action, parameters)
+            saved = SavedAction.freeze(
+                app=account.app,
+                account_id=account_id,
+                action=proposal.action,
+                parameters=parameters,
+            )
+            approval_id = await repository.insert_approval(
+                conn,
+                owner,
+                self._ttl_s,
+                task_id=task_id,
+                account_id=account_id,
+                app=account.app,
+                action=proposal.action,
+                summary=summary,
+                saved_action=saved.text,
+                digest=saved.digest,
+            )
+            await repository.add_event(
+                conn,
+                approval_id,
+                subject="approval",
+                actor=person(owner),
+                from_state=None,
+                to_state="pending",
+            )
+            record = await repository.get_approval(conn, owner, approval_id)
+        log.info("approval.proposed", approval_id=record.id, task_id=task_id, digest=saved.digest)
+        return record

@@ -1,0 +1,69 @@
+"""Boot reconcile and the sweeper (G12).
+
+An execution belongs to the instance running it. On boot an instance was cut
+off from whatever it was sending, so all its RUNNING executions end
+UNCERTAIN; nothing is sent again. The sweeper ends RUNNING executions of
+instances whose lease expired (never a live one's), this instance's own
+executions whose outcome could not be recorded, and pending approvals that
+ran out of time.
+"""
+
+import asyncio
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from nod_approvals import endings
+from nod_approvals.changes import ChangeFeed
+from nod_approvals.connectors.base import uncertain
+from nod_approvals.execution import Executor
+from nodkit.logging import get_logger
+
+log = get_logger("nod_approvals.recovery")
+
+RESTARTED = uncertain("the service restarted while sending it").reason
+OWNER_GONE = uncertain("the instance sending it stopped renewing its lease").reason
+NOT_RECORDED = uncertain("its outcome could not be recorded").reason
+# An execution row can commit a moment after the sweeper read what is in
+# flight; anything younger than this is left for the next sweep.
+ORPHAN_MIN_AGE_S = 60.0
+
+
+async def reconcile_own(engine: AsyncEngine, instance_id: str) -> list[str]:
+    async with engine.begin() as conn:
+        ended = await endings.end_own_running(
+            conn, instance_id, keep=[], min_age_s=0, actor=f"boot:{instance_id}", reason=RESTARTED
+        )
+    if ended:
+        log.warning("boot.uncertain_executions", approval_ids=ended)
+    return ended
+
+
+async def sweep_once(engine: AsyncEngine, executor: Executor, feed: ChangeFeed) -> list[str]:
+    actor = f"sweeper:{executor.instance_id}"
+    async with engine.begin() as conn:
+        dead = await endings.end_running_of_dead_instances(conn, actor=actor, reason=OWNER_GONE)
+        orphans = await endings.end_own_running(
+            conn,
+            executor.instance_id,
+            keep=executor.in_flight,
+            min_age_s=ORPHAN_MIN_AGE_S,
+            actor=actor,
+            reason=NOT_RECORDED,
+        )
+        expired = await endings.expire_all_due(conn, actor=actor)
+    changed = [*dead, *orphans, *expired]
+    feed.notify(*changed)
+    if dead or orphans:
+        log.warning("sweep.uncertain_executions", approval_ids=[*dead, *orphans])
+    return changed
+
+
+async def sweep_forever(
+    engine: AsyncEngine, executor: Executor, feed: ChangeFeed, interval_s: float
+) -> None:
+    while True:
+        await asyncio.sleep(interval_s)
+        try:
+            await sweep_once(engine, executor, feed)
+        except Exception:
+            log.exception("sweep.failed")

@@ -1,0 +1,74 @@
+"""The non-private actions: open a session, go to an address, click, type."""
+
+from urllib.parse import urlsplit
+
+from playwright.async_api import Error
+from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+from nod_browser.chromium import Chromium
+from nod_browser.page_reader import PRIVATE_FIELD, settle
+from nod_browser.request_guard import send_unsafe_requests_once
+from nod_browser.sessions import Session, Sessions
+from nod_browser.settings import BrowserSettings
+from nod_browser.targets import locate_one
+from nodkit.errors import FailedPrecondition, InvalidArgument, Unavailable
+
+MAX_URL = 4096
+
+
+def check_url(url: str) -> str:
+    parts = urlsplit(url.strip())
+    if len(url) > MAX_URL or parts.scheme not in ("http", "https") or not parts.hostname:
+        raise InvalidArgument("url", "must be an http or https address")
+    return url.strip()
+
+
+async def open_session(
+    chromium: Chromium, sessions: Sessions, settings: BrowserSettings, owner: str, task_id: str
+) -> Session:
+    sessions.check_room()
+    context = await chromium.new_context()
+    context.set_default_timeout(settings.action_timeout_s * 1000)
+    await send_unsafe_requests_once(context, settings.request_timeout_s)
+    return sessions.add(owner, task_id, context, await context.new_page())
+
+
+async def navigate(session: Session, url: str, settings: BrowserSettings) -> None:
+    try:
+        await session.page.goto(url, wait_until="load", timeout=settings.action_timeout_s * 1000)
+    except PlaywrightTimeout:
+        raise Unavailable(
+            "the page did not finish loading in time", reason="NAVIGATION_TIMEOUT"
+        ) from None
+    except Error as error:
+        first_line = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise FailedPrecondition(
+            f"the page could not be loaded ({first_line})", reason="NAVIGATION_FAILED"
+        ) from None
+
+
+async def click(session: Session, target: str, settings: BrowserSettings) -> None:
+    element = await locate_one(session.page, "target", target)
+    try:
+        await element.click(timeout=settings.action_timeout_s * 1000)
+    except PlaywrightTimeout:
+        # The click may have been made (e.g. a form sent and its answer held).
+        raise Unavailable(
+            "the click did not finish in time; it may have reached the site",
+            reason="ACTION_TIMEOUT",
+        ) from None
+    await settle(session.page, settings.action_timeout_s)
+
+
+async def type_text(session: Session, target: str, text: str, settings: BrowserSettings) -> None:
+    element = await locate_one(session.page, "target", target)
+    if await element.evaluate(PRIVATE_FIELD):
+        raise InvalidArgument(
+            "target", "is a private field; private values go in with EnterPrivate"
+        )
+    try:
+        await element.fill(text, timeout=settings.action_timeout_s * 1000)
+    except Error:
+        raise FailedPrecondition(
+            "target: the element does not take text", reason="NOT_EDITABLE"
+        ) from None

@@ -1,0 +1,110 @@
+"""Private entry rules, in plain Python: which value fields each kind of entry
+has, how a request is checked before anything is claimed, and how the granted
+values are matched to page fields. Values are never logged or put in errors."""
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+from urllib.parse import urlsplit
+
+import pyotp
+
+from nodkit import validation
+from nodkit.errors import InvalidArgument
+
+REF = re.compile(r"e\d{1,6}")
+MAX_TARGET = 500
+
+
+def check_target(field: str, target: str) -> str:
+    if not target.strip():
+        raise InvalidArgument(field, "is required: an element ref from ReadPage or a CSS selector")
+    if len(target) > MAX_TARGET or not target.isprintable():
+        raise InvalidArgument(field, f"must be at most {MAX_TARGET} printable characters")
+    return target.strip()
+
+
+class EntryKind(StrEnum):
+    SAVED_LOGIN = "saved_login"
+    ONE_TIME_CODE = "one_time_code"
+    CARD = "card"
+    TYPED_PASSWORD = "typed_password"
+    SECURITY_CODE = "security_code"
+
+
+# The value fields a caller may place, per kind. `totp_code` is computed from
+# a saved login's totp_seed; `security_code` on a card comes from the companion entry.
+VALUE_FIELDS = {
+    EntryKind.SAVED_LOGIN: frozenset({"username", "password", "totp_code"}),
+    EntryKind.ONE_TIME_CODE: frozenset({"code"}),
+    EntryKind.CARD: frozenset({"number", "expiry", "holder_name", "security_code"}),
+    EntryKind.TYPED_PASSWORD: frozenset({"username", "password"}),
+    EntryKind.SECURITY_CODE: frozenset({"security_code"}),
+}
+
+
+@dataclass(frozen=True)
+class EntryRequest:
+    operation_id: str
+    kind: EntryKind
+    item_id: str
+    # value field -> target (an element ref or CSS selector)
+    fields: dict[str, str]
+    submit: str | None
+    companion_entry_id: str | None
+
+
+class MissingValue(Exception):
+    """The granted item has no value for a field the caller placed."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"the granted entry has no {name}")
+        self.name = name
+
+
+def check_entry_request(request: EntryRequest) -> EntryRequest:
+    """Raises InvalidArgument naming the field; runs before anything is claimed."""
+    if not request.fields:
+        raise InvalidArgument("fields", "name at least one value field and its page field")
+    allowed = VALUE_FIELDS[request.kind]
+    for name in sorted(request.fields):
+        if name not in allowed:
+            names = ", ".join(sorted(allowed))
+            raise InvalidArgument(f"fields.{name}", f"is not a field of this kind ({names})")
+    if request.companion_entry_id and request.kind != EntryKind.CARD:
+        raise InvalidArgument("companion_entry_id", "only a card entry takes a companion entry")
+    if request.kind == EntryKind.CARD and "security_code" in request.fields:
+        if not request.companion_entry_id:
+            raise InvalidArgument(
+                "fields.security_code", "a card's security code comes with companion_entry_id"
+            )
+    return EntryRequest(
+        operation_id=validation.printable_id("operation_id", request.operation_id),
+        kind=request.kind,
+        item_id=validation.uuid_id("item_id", request.item_id),
+        fields={n: check_target(f"fields.{n}", t) for n, t in request.fields.items()},
+        submit=check_target("submit", request.submit) if request.submit else None,
+        companion_entry_id=validation.optional_uuid_id(
+            "companion_entry_id", request.companion_entry_id or ""
+        ),
+    )
+
+
+def value_for(name: str, secret_fields: dict[str, str]) -> str:
+    if name == "totp_code":
+        seed = secret_fields.get("totp_seed")
+        if not seed:
+            raise MissingValue("totp_seed")
+        return pyotp.TOTP(seed).now()
+    value = secret_fields.get(name)
+    if not value:
+        raise MissingValue(name)
+    return value
+
+
+def origin_of(url: str) -> str | None:
+    """The page's web origin, or None for pages that have none (about:blank)."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return None
+    return validation.origin("origin", f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}")

@@ -1,0 +1,41 @@
+"""This runner's claims across restarts (G12).
+
+Before it reports SERVING, the runner calls ReleaseHolder with its instance
+id: whatever a previous life was entering ends UNCERTAIN, and the lease is
+live again. Then RenewHolder keeps the lease alive well inside the claims
+service's ttl, so its sweeper leaves this runner's RUNNING claims alone.
+"""
+
+import asyncio
+
+from nod_browser.claims_client import ClaimsClient
+from nodkit.client import NodRpcError
+from nodkit.logging import get_logger
+
+log = get_logger("nod_browser.lease")
+RESTART_REASON = "the browser runner holding it restarted"
+
+
+async def release_previous_life(claims: ClaimsClient, poll_s: float) -> None:
+    """Repeated until it succeeds: nothing can be in flight before SERVING,
+    so a release that may already have happened changes nothing the second time."""
+    while True:
+        try:
+            released = await claims.release_holder(RESTART_REASON)
+        except NodRpcError as error:
+            log.warning("holder.release_failed", code=error.code.name, retry_in_s=poll_s)
+            await asyncio.sleep(poll_s)
+            continue
+        log.info("holder.released", holder=claims.holder, uncertain=[c.id for c in released])
+        return
+
+
+async def renew_forever(claims: ClaimsClient, interval_s: float) -> None:
+    while True:
+        await asyncio.sleep(interval_s)
+        try:
+            await claims.renew_holder()
+        except NodRpcError as error:
+            log.warning("holder.renew_failed", holder=claims.holder, code=error.code.name)
+        except Exception:
+            log.exception("holder.renew_failed", holder=claims.holder)

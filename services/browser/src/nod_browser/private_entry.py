@@ -1,0 +1,93 @@
+"""EnterPrivate: a claim first, then fill and submit, then a definite end.
+
+A resend is answered from the operation's existing claim. Otherwise every
+target is found on the page before anything is claimed, so a bad target
+costs nothing. Claim (holder = this runner, origin = the page's): not granted
+touches nothing. Granted: fill, press submit once, MarkSubmitted. Whatever
+stops it before the submit click completed (an error, the deadline, Stop,
+the caller going away) ends in MarkUncertain, shielded from cancellation.
+"""
+
+import asyncio
+from dataclasses import dataclass
+
+from nod.claims.v1 import claims_pb2
+from nod_browser.claims_client import ClaimsClient
+from nod_browser.domain import EntryRequest, origin_of
+from nod_browser.entry_claims import EntryClaims
+from nod_browser.filling import Placement, fill_and_press, interrupted_reason
+from nod_browser.sessions import Session
+from nod_browser.settings import BrowserSettings
+from nod_browser.targets import locate_one
+from nodkit.errors import FailedPrecondition
+from nodkit.logging import get_logger
+
+log = get_logger("nod_browser.private_entry")
+
+
+@dataclass(frozen=True)
+class EntryResult:
+    claim: claims_pb2.Claim
+    # True only for the call that was granted the claim and typed.
+    entered: bool
+
+
+class PrivateEntries:
+    def __init__(self, claims: ClaimsClient, settings: BrowserSettings) -> None:
+        self._claims = EntryClaims(claims)
+        self._settings = settings
+
+    async def enter(self, session: Session, request: EntryRequest) -> EntryResult:
+        earlier = await self._claims.earlier_claim(session, request)
+        if earlier is not None:
+            return EntryResult(earlier, entered=False)
+        origin, places, submit = await self._find_targets(session, request)
+        with self._claims.working_on(session, request.operation_id):
+            grant = await self._claims.claim(session, request, origin)
+            if not grant.granted:
+                log.info("entry.not_granted", claim_id=grant.claim.id, state=grant.claim.state)
+                return EntryResult(grant.claim, entered=False)
+            return EntryResult(await self._enter_granted(session, grant, places, submit), True)
+
+    async def _find_targets(self, session: Session, request: EntryRequest):
+        origin = origin_of(session.page.url)
+        if origin is None:
+            raise FailedPrecondition("navigate to the site first", reason="NO_ORIGIN")
+        try:
+            async with asyncio.timeout(self._settings.action_timeout_s):
+                places = [
+                    Placement(name, await locate_one(session.page, f"fields.{name}", target))
+                    for name, target in sorted(request.fields.items())
+                ]
+                submit = None
+                if request.submit:
+                    submit = await locate_one(session.page, "submit", request.submit)
+        except TimeoutError:
+            raise FailedPrecondition(
+                "the page is still loading; read it again", reason="PAGE_BUSY"
+            ) from None
+        return origin, places, submit
+
+    async def _enter_granted(self, session, grant, places, submit) -> claims_pb2.Claim:
+        claim_id = grant.claim.id
+        log.info("entry.granted", claim_id=claim_id, task_id=session.task_id)
+        progress = {"stage": "filling"}
+        try:
+            deadline = asyncio.get_running_loop().time() + self._settings.entry_timeout_s
+            async with asyncio.timeout_at(deadline):
+                await fill_and_press(
+                    grant,
+                    places,
+                    submit,
+                    action_timeout_s=self._settings.action_timeout_s,
+                    deadline=deadline,
+                    progress=progress,
+                )
+        except (Exception, asyncio.CancelledError) as error:  # noqa: BLE001 - all end UNCERTAIN
+            reason = interrupted_reason(progress["stage"], error)
+            log.warning("entry.interrupted", claim_id=claim_id, reason=reason)
+            return await asyncio.shield(self._claims.finish(session.owner, claim_id, reason))
+        finally:
+            grant.secret_fields.clear()
+        log.info("entry.submitted", claim_id=claim_id, pressed=submit is not None)
+        return await asyncio.shield(self._claims.finish(session.owner, claim_id, None))

@@ -1,0 +1,101 @@
+"""Live sessions: one isolated browser context each, owned by one person.
+
+Each call that works on a session runs as a task the session tracks, so
+closing a session (CloseSession, CloseTaskSessions on Stop, shutdown)
+cancels what is still running on it before its context is closed.
+"""
+
+import asyncio
+import uuid
+from collections.abc import Awaitable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TypeVar
+
+from playwright.async_api import BrowserContext, Page
+
+from nodkit.errors import FailedPrecondition, NotFound, ResourceExhausted
+from nodkit.logging import get_logger
+
+log = get_logger("nod_browser.sessions")
+T = TypeVar("T")
+# How long cancelled calls get to settle their claims before the context closes.
+SETTLE_GRACE_S = 10.0
+
+
+@dataclass(eq=False)
+class Session:
+    id: str
+    owner: str
+    task_id: str
+    context: BrowserContext
+    page: Page
+    created_at: datetime = field(default_factory=lambda: datetime.now(UTC))
+    calls: set[asyncio.Task] = field(default_factory=set)
+    closed: bool = False
+
+    async def run(self, work: Awaitable[T]) -> T:
+        """Runs one call's work so that closing the session can cancel it."""
+        if self.closed:
+            raise NotFound("no such session", reason="SESSION_NOT_FOUND")
+        task = asyncio.ensure_future(work)
+        self.calls.add(task)
+        task.add_done_callback(self.calls.discard)
+        try:
+            return await task
+        except asyncio.CancelledError:
+            if asyncio.current_task().cancelling():
+                raise  # our own caller went away
+            raise FailedPrecondition(
+                "the session was closed while this call ran", reason="SESSION_CLOSED"
+            ) from None
+
+    async def close(self) -> None:
+        self.closed = True
+        for task in list(self.calls):
+            task.cancel()
+        if self.calls:
+            await asyncio.wait(list(self.calls), timeout=SETTLE_GRACE_S)
+        await self.context.close()
+
+
+class Sessions:
+    def __init__(self, max_sessions: int) -> None:
+        self._max = max_sessions
+        self._by_id: dict[str, Session] = {}
+
+    def add(self, owner: str, task_id: str, context: BrowserContext, page: Page) -> Session:
+        session = Session(str(uuid.uuid4()), owner, task_id, context, page)
+        self._by_id[session.id] = session
+        log.info("session.opened", session_id=session.id, task_id=task_id)
+        return session
+
+    def check_room(self) -> None:
+        if len(self._by_id) >= self._max:
+            raise ResourceExhausted(
+                f"this runner already has {self._max} open sessions", reason="TOO_MANY_SESSIONS"
+            )
+
+    def get(self, owner: str, session_id: str) -> Session:
+        session = self._by_id.get(session_id)
+        if session is None or session.owner != owner:
+            raise NotFound("no such session", reason="SESSION_NOT_FOUND")
+        return session
+
+    def of_person(self, owner: str, task_id: str | None = None) -> list[Session]:
+        return [
+            s
+            for s in self._by_id.values()
+            if s.owner == owner and (task_id is None or s.task_id == task_id)
+        ]
+
+    async def close(self, sessions: list[Session]) -> int:
+        for session in sessions:
+            self._by_id.pop(session.id, None)
+        await asyncio.gather(*(s.close() for s in sessions), return_exceptions=True)
+        for session in sessions:
+            log.info("session.closed", session_id=session.id, task_id=session.task_id)
+        return len(sessions)
+
+    async def close_all(self) -> None:
+        await self.close(list(self._by_id.values()))

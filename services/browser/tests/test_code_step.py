@@ -1,0 +1,103 @@
+"""A sign-in with a one-time-code step: the code typed by the person (a
+one-time private entry), or computed from a saved login's totp_seed."""
+
+import pyotp
+
+from nod.claims.v1 import claims_pb2
+from nodtest.browser import (
+    browser_login,
+    browser_open,
+    browser_read,
+    control_ref,
+    enter_request,
+    field_ref,
+    put_shop_login,
+)
+from nodtest.claims import CANARY_PASSWORD
+from nodtest.demo import SHOP_TOTP_SEED, SHOP_TOTP_USERNAME, shop_count
+
+
+async def sign_in_to_code_step(browser_stub, vault_stub, meta, shop, *, totp_seed=None):
+    item = await put_shop_login(
+        vault_stub, meta, shop, SHOP_TOTP_USERNAME, CANARY_PASSWORD, totp_seed=totp_seed
+    )
+    session_id, page = await browser_open(browser_stub, meta, f"{shop.url}/login")
+    reply = await browser_login(browser_stub, meta, session_id, page, item.id)
+    assert reply.claim.state == claims_pb2.CLAIM_STATE_SUBMITTED
+    page = await browser_read(browser_stub, meta, session_id)
+    assert page.code_form_present and not page.login_form_present
+    return item, session_id, page
+
+
+async def test_a_code_typed_by_the_person_is_entered_once(
+    browser_stub, vault_stub, as_person, shop_site
+):
+    _, session_id, page = await sign_in_to_code_step(browser_stub, vault_stub, as_person, shop_site)
+    entry = await vault_stub.PutPrivateEntry(
+        claims_pb2.PutPrivateEntryRequest(
+            task_id="task-1",
+            kind=claims_pb2.ENTRY_KIND_ONE_TIME_CODE,
+            fields={"code": pyotp.TOTP(SHOP_TOTP_SEED).now()},
+        ),
+        metadata=as_person,
+    )
+    request = enter_request(
+        session_id,
+        entry.id,
+        claims_pb2.ENTRY_KIND_ONE_TIME_CODE,
+        {"code": field_ref(page, "code")},
+        control_ref(page, "Verify"),
+    )
+
+    reply = await browser_stub.EnterPrivate(request, metadata=as_person)
+    again = await browser_stub.EnterPrivate(request, metadata=as_person)
+
+    assert reply.entered and reply.claim.state == claims_pb2.CLAIM_STATE_SUBMITTED
+    assert not again.entered and again.claim.id == reply.claim.id
+    after = await browser_read(browser_stub, as_person, session_id)
+    assert f"Signed in as {SHOP_TOTP_USERNAME}" in after.text
+    assert shop_count(shop_site, "otp") == 1
+
+
+async def test_a_saved_login_with_a_seed_enters_the_current_code(
+    browser_stub, vault_stub, as_person, shop_site
+):
+    item, session_id, page = await sign_in_to_code_step(
+        browser_stub, vault_stub, as_person, shop_site, totp_seed=SHOP_TOTP_SEED
+    )
+    request = enter_request(
+        session_id,
+        item.id,
+        claims_pb2.ENTRY_KIND_SAVED_LOGIN,
+        {"totp_code": field_ref(page, "code")},
+        control_ref(page, "Verify"),
+    )
+
+    reply = await browser_stub.EnterPrivate(request, metadata=as_person)
+
+    assert reply.claim.state == claims_pb2.CLAIM_STATE_SUBMITTED
+    after = await browser_read(browser_stub, as_person, session_id)
+    assert after.url.endswith("/account") and SHOP_TOTP_USERNAME in after.text
+
+
+async def test_a_login_without_a_seed_asked_for_a_code_ends_uncertain_having_typed_nothing(
+    browser_stub, vault_stub, as_person, shop_site
+):
+    item, session_id, page = await sign_in_to_code_step(
+        browser_stub, vault_stub, as_person, shop_site
+    )
+    request = enter_request(
+        session_id,
+        item.id,
+        claims_pb2.ENTRY_KIND_SAVED_LOGIN,
+        {"totp_code": field_ref(page, "code")},
+        control_ref(page, "Verify"),
+    )
+
+    reply = await browser_stub.EnterPrivate(request, metadata=as_person)
+
+    assert reply.claim.state == claims_pb2.CLAIM_STATE_UNCERTAIN
+    assert "no totp_seed" in reply.claim.reason
+    after = await browser_read(browser_stub, as_person, session_id)
+    assert not next(f for f in after.fields if f.name == "code").filled
+    assert shop_count(shop_site, "otp") == 0

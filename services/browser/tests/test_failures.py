@@ -1,0 +1,117 @@
+"""Entries that can't start or can't finish: no claims service means no
+keystroke; a bad target claims nothing; a deadline ends the claim UNCERTAIN."""
+
+import signal
+
+import grpc
+import pytest
+
+from nod.browser.v1 import browser_pb2_grpc
+from nod.claims.v1 import claims_pb2
+from nodkit.client import NodRpcError, open_channel
+from nodtest.browser import (
+    browser_login,
+    browser_open,
+    browser_read,
+    browser_settings,
+    claims_of_task,
+    control_ref,
+    enter_request,
+    put_shop_login,
+    start_browser,
+)
+from nodtest.claims import CANARY_PASSWORD
+from nodtest.demo import SHOP_USERNAME, shop_count
+from nodtest.processes import ServiceProcess, free_port, wait_until_serving
+
+
+@pytest.fixture
+async def doomed_claims(claims_migrated, service_env, tmp_path):
+    """A claims service process of its own, for a test to stop."""
+    address = f"127.0.0.1:{free_port()}"
+    env = service_env | {"NOD_CLAIMS_LISTEN": address, "NOD_INSTANCE_ID": "claims-doomed"}
+    process = ServiceProcess("nod_claims", env, tmp_path / "claims.log")
+    process.start()
+    process.address = address
+    await wait_until_serving(address)
+    yield process
+    process.stop()
+
+
+@pytest.fixture
+async def browser_with(browser_chromium, service_token):
+    """Starts extra browser services (own settings) and stops them after the test."""
+    started = []
+
+    async def start(claims_addr, **overrides):
+        running = await start_browser(
+            browser_settings(claims_addr, service_token, **overrides), browser_chromium
+        )
+        started.append(running)
+        channel = open_channel(f"127.0.0.1:{running.port}")
+        started.append(channel)
+        return browser_pb2_grpc.BrowserServiceStub(channel)
+
+    yield start
+    for thing in reversed(started):
+        await (thing.close() if hasattr(thing, "close") else thing.stop(0))
+
+
+async def test_no_claims_service_means_nothing_is_typed_or_submitted(
+    doomed_claims, browser_with, vault_stub, as_person, shop_site
+):
+    stub = await browser_with(doomed_claims.address)
+    item = await put_shop_login(vault_stub, as_person, shop_site, SHOP_USERNAME, CANARY_PASSWORD)
+    session_id, page = await browser_open(stub, as_person, f"{shop_site.url}/login")
+    doomed_claims.kill(signal.SIGTERM)
+
+    with pytest.raises(grpc.aio.AioRpcError) as failure:
+        await browser_login(stub, as_person, session_id, page, item.id)
+
+    error = NodRpcError(failure.value)
+    assert error.code == grpc.StatusCode.UNAVAILABLE and error.reason == "CLAIMS_UNAVAILABLE"
+    assert "nothing was typed" in error.message
+    after = await browser_read(stub, as_person, session_id)
+    assert not any(f.filled for f in after.fields)
+    assert shop_count(shop_site, "login") == 0
+
+
+async def test_a_target_not_on_the_page_claims_nothing(
+    browser_stub, claims_stub, vault_stub, as_person, shop_site
+):
+    item = await put_shop_login(vault_stub, as_person, shop_site, SHOP_USERNAME, CANARY_PASSWORD)
+    session_id, page = await browser_open(browser_stub, as_person, f"{shop_site.url}/login")
+    request = enter_request(
+        session_id,
+        item.id,
+        claims_pb2.ENTRY_KIND_SAVED_LOGIN,
+        {"password": "#no-such-field"},
+        control_ref(page, "Sign in"),
+        operation_id="op-missing-target",
+    )
+
+    with pytest.raises(grpc.aio.AioRpcError) as failure:
+        await browser_stub.EnterPrivate(request, metadata=as_person)
+
+    error = NodRpcError(failure.value)
+    assert error.code == grpc.StatusCode.FAILED_PRECONDITION
+    assert error.reason == "TARGET_NOT_FOUND" and error.field == "fields.password"
+    assert await claims_of_task(claims_stub, as_person) == []
+
+
+async def test_an_entry_past_its_deadline_ends_uncertain_and_is_not_pressed_again(
+    claims_server, browser_with, vault_stub, as_person, shop_site
+):
+    stub = await browser_with(claims_server, entry_timeout_s=1.0)
+    item = await put_shop_login(vault_stub, as_person, shop_site, SHOP_USERNAME, CANARY_PASSWORD)
+    session_id, page = await browser_open(stub, as_person, f"{shop_site.url}/login")
+    shop_site.state.set_mode("login", "hold")
+
+    reply = await browser_login(stub, as_person, session_id, page, item.id, operation_id="op-late")
+    again = await browser_login(stub, as_person, session_id, page, item.id, operation_id="op-late")
+
+    assert reply.claim.state == claims_pb2.CLAIM_STATE_UNCERTAIN
+    assert reply.claim.reason == "timed out while pressing submit"
+    assert not again.entered and again.claim.state == claims_pb2.CLAIM_STATE_UNCERTAIN
+    shop_site.state.release()
+    assert shop_count(shop_site, "login") == 1

@@ -1,0 +1,95 @@
+"""One operation, one submission (G2, G4, G5): concurrent resends, a site
+that drops the connection after receiving the form, and Stop mid-entry."""
+
+import asyncio
+
+from nod.browser.v1 import browser_pb2 as pb
+from nod.claims.v1 import claims_pb2
+from nodtest.browser import browser_login, browser_open, put_shop_login
+from nodtest.claims import CANARY_PASSWORD, op_id
+from nodtest.demo import SHOP_USERNAME, shop_count, shop_wait_for_count
+
+FINAL = (claims_pb2.CLAIM_STATE_SUBMITTED, claims_pb2.CLAIM_STATE_UNCERTAIN)
+
+
+async def login_page(browser_stub, vault_stub, meta, shop, task_id="task-1"):
+    item = await put_shop_login(vault_stub, meta, shop, SHOP_USERNAME, CANARY_PASSWORD)
+    session_id, page = await browser_open(browser_stub, meta, f"{shop.url}/login", task_id)
+    return item, session_id, page
+
+
+async def get_claim(claims_stub, meta, claim_id):
+    request = claims_pb2.GetClaimRequest(claim_id=claim_id)
+    return (await claims_stub.GetClaim(request, metadata=meta)).claim
+
+
+async def test_ten_concurrent_entries_of_one_operation_submit_once(
+    browser_stub, vault_stub, as_person, shop_site
+):
+    item, session_id, page = await login_page(browser_stub, vault_stub, as_person, shop_site)
+    operation_id = op_id()
+
+    replies = await asyncio.gather(
+        *(
+            browser_login(
+                browser_stub, as_person, session_id, page, item.id, operation_id=operation_id
+            )
+            for _ in range(10)
+        )
+    )
+
+    assert sum(r.entered for r in replies) == 1
+    assert len({r.claim.id for r in replies}) == 1
+    entered = next(r for r in replies if r.entered)
+    assert entered.claim.state == claims_pb2.CLAIM_STATE_SUBMITTED
+    assert shop_count(shop_site, "login") == 1
+
+
+async def test_a_dropped_connection_after_the_submission_is_never_submitted_again(
+    browser_stub, claims_stub, vault_stub, as_person, shop_site
+):
+    item, session_id, page = await login_page(browser_stub, vault_stub, as_person, shop_site)
+    shop_site.state.set_mode("login", "drop")
+    operation_id = op_id()
+
+    first = await browser_login(
+        browser_stub, as_person, session_id, page, item.id, operation_id=operation_id
+    )
+
+    assert first.entered and first.claim.state in FINAL
+    assert shop_count(shop_site, "login") == 1  # Chromium alone would have sent it twice
+    shop_site.state.set_mode("login", "ok")
+    await browser_stub.Navigate(
+        pb.NavigateRequest(session_id=session_id, url=f"{shop_site.url}/login"), metadata=as_person
+    )
+    again = await browser_login(
+        browser_stub, as_person, session_id, page, item.id, operation_id=operation_id
+    )
+    assert not again.entered and again.claim.id == first.claim.id
+    assert shop_count(shop_site, "login") == 1
+    stored = await get_claim(claims_stub, as_person, first.claim.id)
+    assert stored.state == first.claim.state
+
+
+async def test_stop_mid_entry_ends_the_claim_and_never_enters_again(
+    browser_stub, claims_stub, vault_stub, as_person, shop_site
+):
+    item, session_id, page = await login_page(
+        browser_stub, vault_stub, as_person, shop_site, task_id="task-stop"
+    )
+    shop_site.state.set_mode("login", "hold")
+    entering = asyncio.ensure_future(
+        browser_login(browser_stub, as_person, session_id, page, item.id)
+    )
+    await shop_wait_for_count(shop_site, "login", 1)
+
+    closed = await browser_stub.CloseTaskSessions(
+        pb.CloseTaskSessionsRequest(task_id="task-stop"), metadata=as_person
+    )
+
+    reply = await entering
+    assert closed.closed == 1
+    assert reply.entered and reply.claim.state in FINAL
+    assert (await get_claim(claims_stub, as_person, reply.claim.id)).state == reply.claim.state
+    shop_site.state.release()
+    assert shop_count(shop_site, "login") == 1

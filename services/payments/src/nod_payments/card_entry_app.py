@@ -1,0 +1,88 @@
+"""The card entry: started once, then submitted or uncertain, then the
+outcome read from the page (G3, G4, G8)."""
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from nod_payments import repository as repo
+from nod_payments import state_changes as changes
+from nod_payments.card_numbers import mask_card_numbers
+from nod_payments.domain import PaymentOutcome, PaymentRecord, PaymentState, card_operation_id
+from nod_payments.transitions import (
+    explain_refused_finish,
+    explain_refused_outcome,
+    explain_refused_start,
+)
+from nodkit import validation
+from nodkit.errors import NotFound
+from nodkit.instances import InstanceLease
+from nodkit.logging import get_logger
+
+log = get_logger("nod_payments.card_entry")
+MAX_REASON = 500
+DEFAULT_UNCERTAIN_REASON = "the card entry was interrupted before a definite end"
+
+
+class CardEntry:
+    def __init__(self, engine: AsyncEngine, lease: InstanceLease) -> None:
+        self._engine = engine
+        self._lease = lease
+
+    async def _current(self, conn, owner: str, payment_id: str) -> PaymentRecord:
+        current = await repo.get_payment(conn, owner, payment_id)
+        if current is None:
+            raise NotFound("no such payment", reason="PAYMENT_NOT_FOUND")
+        return current
+
+    async def start(self, owner: str, payment_id: str) -> PaymentRecord:
+        """CONFIRMED -> RUNNING, owned by this instance. The lease is renewed
+        first, so no sweeper can take this instance for dead mid-entry."""
+        payment_id = validation.uuid_id("payment_id", payment_id)
+        await self._lease.renew()
+        instance = self._lease.instance_id
+        async with self._engine.begin() as conn:
+            op_id = card_operation_id(payment_id)
+            moved = await changes.start(conn, owner, payment_id, instance, op_id)
+            if moved:
+                log.info("payment.card_entry_started", payment_id=payment_id, instance=instance)
+                return moved[0]
+            current = await self._current(conn, owner, payment_id)
+        return explain_refused_start(current)
+
+    async def finish(
+        self,
+        owner: str,
+        payment_id: str,
+        target: PaymentState,
+        *,
+        claim_id: str = "",
+        reason: str = "",
+    ) -> PaymentRecord:
+        payment_id = validation.uuid_id("payment_id", payment_id)
+        if target == PaymentState.SUBMITTED:
+            claim = validation.uuid_id("claim_id", claim_id)
+        else:
+            claim = validation.optional_uuid_id("claim_id", claim_id)
+        # An UNCERTAIN report is never refused for its wording: a stray card
+        # number in it is masked instead.
+        reason = mask_card_numbers(reason.strip()[:MAX_REASON]) or DEFAULT_UNCERTAIN_REASON
+        async with self._engine.begin() as conn:
+            moved = await changes.finish(
+                conn, owner, payment_id, target, claim_id=claim, reason=reason
+            )
+            if moved:
+                log.info("payment.card_entry_finished", payment_id=payment_id, state=target.value)
+                return moved[0]
+            current = await self._current(conn, owner, payment_id)
+        return explain_refused_finish(current, target, claim)
+
+    async def record_outcome(
+        self, owner: str, payment_id: str, outcome: PaymentOutcome
+    ) -> PaymentRecord:
+        payment_id = validation.uuid_id("payment_id", payment_id)
+        async with self._engine.begin() as conn:
+            moved = await changes.record_outcome(conn, owner, payment_id, outcome)
+            if moved:
+                log.info("payment.outcome", payment_id=payment_id, outcome=outcome.value)
+                return moved[0]
+            current = await self._current(conn, owner, payment_id)
+        return explain_refused_outcome(current, outcome)

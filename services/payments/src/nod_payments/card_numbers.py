@@ -1,0 +1,26 @@
+"""Card numbers never reach this service's tables or replies (G8).
+
+Two notions, both applied: an unbroken run of 13 or more digits (what a scan
+of the database for card numbers looks for), and what the log redactor masks
+(a Luhn-valid 13-19 digit number standing alone, maybe grouped). An order
+number that happens to look like one is refused too; the order reference is
+optional, and without it the order is named by its contents.
+"""
+
+import re
+
+from nodkit.errors import InvalidArgument
+from nodkit.redaction import redact_value
+
+DIGIT_RUN = re.compile(r"\d{13,}")
+MASK = "[redacted-number]"
+
+
+def refuse_card_numbers(field: str, value: str) -> str:
+    if DIGIT_RUN.search(value) or redact_value(value) != value:
+        raise InvalidArgument(field, "must not contain a card number")
+    return value
+
+
+def mask_card_numbers(value: str) -> str:
+    return DIGIT_RUN.sub(MASK, redact_value(value))

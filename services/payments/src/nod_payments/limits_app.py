@@ -1,0 +1,31 @@
+"""SetLimits / GetLimits: the person's optional payment limits."""
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from nod_payments import limits_repository as limits_repo
+from nod_payments.limits import Limits, check_limits_request
+from nodkit.logging import get_logger
+
+log = get_logger("nod_payments.limits")
+
+
+class LimitsApp:
+    def __init__(self, engine: AsyncEngine) -> None:
+        self._engine = engine
+
+    async def set(
+        self, owner: str, max_single: int, max_daily: int, currency: str
+    ) -> Limits | None:
+        limits = check_limits_request(max_single, max_daily, currency)
+        async with self._engine.begin() as conn:
+            if limits is None:
+                await limits_repo.delete_limits(conn, owner)
+                log.info("limits.removed")
+                return None
+            stored = await limits_repo.put_limits(conn, owner, limits)
+        log.info("limits.set", currency=stored.currency)
+        return stored
+
+    async def get(self, owner: str) -> Limits | None:
+        async with self._engine.connect() as conn:
+            return await limits_repo.get_limits(conn, owner)

@@ -1,0 +1,55 @@
+"""Boot reconcile and the sweeper (G12).
+
+A RUNNING payment is owned by the instance that started its card entry.
+On boot, an instance ends its own RUNNING payments as UNCERTAIN: the entry
+was cut off and may have reached the merchant. The sweeper does the same for
+instances whose lease expired (dead replicas), never for a live one, and
+expires payments nobody said yes to in time.
+"""
+
+import asyncio
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from nod_payments import state_changes as changes
+from nodkit.logging import get_logger
+
+log = get_logger("nod_payments.recovery")
+
+RESTARTED = "payments service restarted during the card entry"
+LEASE_EXPIRED = "the payments instance running the card entry stopped renewing its lease"
+
+
+async def release_own_running(engine: AsyncEngine, instance_id: str) -> int:
+    async with engine.begin() as conn:
+        ended = await changes.end_running(
+            conn, changes.run_by(instance_id), actor=f"boot:{instance_id}", reason=RESTARTED
+        )
+    if ended:
+        log.warning("boot.uncertain_payments", payments=[p.id for p in ended])
+    return len(ended)
+
+
+async def sweep_once(engine: AsyncEngine, instance_id: str) -> int:
+    actor = f"sweeper:{instance_id}"
+    async with engine.begin() as conn:
+        ended = await changes.end_running(
+            conn, changes.run_by_dead_instances(), actor=actor, reason=LEASE_EXPIRED
+        )
+        expired = await changes.expire_overdue(conn, actor=actor)
+    if ended or expired:
+        log.warning(
+            "sweep.done",
+            uncertain_payments=[p.id for p in ended],
+            expired_payments=[p.id for p in expired],
+        )
+    return len(ended) + len(expired)
+
+
+async def sweep_forever(engine: AsyncEngine, instance_id: str, interval_s: float) -> None:
+    while True:
+        await asyncio.sleep(interval_s)
+        try:
+            await sweep_once(engine, instance_id)
+        except Exception:
+            log.exception("sweep.failed")
