@@ -17,10 +17,10 @@ import uuid
 
 import grpc
 import psycopg_pool
-from nod.claims.v1 import claims_pb2 as pb
-from nod.claims.v1 import claims_pb2_grpc
 from pydantic import SecretStr
 
+from nod.claims.v1 import claims_pb2 as pb
+from nod.claims.v1 import claims_pb2_grpc
 from nodkit.client import call_metadata, open_channel
 from nodkit.migrations import upgrade_to_head
 from nodtest.database import create_test_database, drop_test_database, libpq_url
@@ -108,7 +108,8 @@ async def insert_load(database_url: str, callers: int):
     await pool.open(wait=True)
     async with pool.connection() as conn:
         await conn.execute(
-            "CREATE TABLE IF NOT EXISTS bench_inserts (op text PRIMARY KEY, holder text, state text)"
+            "CREATE TABLE IF NOT EXISTS bench_inserts"
+            " (op text PRIMARY KEY, holder text, state text)"
         )
 
     async def one_insert() -> None:
@@ -164,6 +165,7 @@ async def main() -> None:
             "NOD_VAULT_KEY": base64.b64encode(os.urandom(32)).decode(),
             "NOD_CLAIMS_LISTEN": f"127.0.0.1:{claims_port}",
             "NOD_INSTANCE_ID": "bench-claims",
+            "NOD_DB_POOL_SIZE": os.environ.get("BENCH_POOL", "10"),
         }
         processes.append(start([sys.executable, "-m", "nod_claims", "serve"], env, "claims.log"))
         processes.append(
@@ -184,7 +186,8 @@ async def main() -> None:
         echo_channel, one_echo = echo_load(f"127.0.0.1:{echo_port}")
 
         print(
-            f"claims benchmark: {os.cpu_count()} cores, {SECONDS:.0f} s per figure, grpcio {grpc.__version__}"
+            f"claims benchmark: {os.cpu_count()} cores, {SECONDS:.0f} s per figure,"
+            f" grpcio {grpc.__version__}"
         )
         for callers in CALLERS:
             claim, claim_cpu = await measure(one_claim, callers, processes[0].pid)

@@ -2,10 +2,11 @@
 server, interceptors, health, reflection, logging), for the benchmark to
 compare against. Raw bytes in, the same bytes out; no database."""
 
-import asyncio
+import gc
 import sys
 
 import grpc
+import uvloop
 from pydantic import SecretStr
 
 from nodkit.logging import configure_logging
@@ -27,6 +28,7 @@ def register(server: grpc.aio.Server) -> None:
 
 async def main(listen: str, token: str) -> None:
     configure_logging("echo")
+    gc.freeze()  # as nodkit.cli does for every service
     running = await start_server(
         ServiceDefinition("echo", [SERVICE], register), token=SecretStr(token), listen=listen
     )
@@ -35,4 +37,4 @@ async def main(listen: str, token: str) -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1], sys.argv[2]))
+    uvloop.run(main(sys.argv[1], sys.argv[2]))

@@ -1,10 +1,11 @@
 """`python -m nod_<service> serve | migrate` for every service."""
 
 import argparse
-import asyncio
+import gc
 import pathlib
 from collections.abc import Awaitable, Callable
 
+import uvloop
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from nodkit.db import create_engine
@@ -38,6 +39,9 @@ def run_service_command(
         return 0
 
     async def main() -> None:
+        # Everything loaded so far lives as long as the process: keep the
+        # cyclic collector from walking it again on every collection.
+        gc.freeze()
         engine = create_engine(settings, schema) if schema else None
         try:
             await serve(settings, engine)
@@ -45,5 +49,5 @@ def run_service_command(
             if engine is not None:
                 await engine.dispose()
 
-    asyncio.run(main())
+    uvloop.run(main())
     return 0

@@ -12,7 +12,6 @@ of `key_id:base64key`, newest first.
 import base64
 import binascii
 import hashlib
-import json
 import os
 
 from cryptography.exceptions import InvalidTag
@@ -51,7 +50,8 @@ def new_key_setting() -> str:
 
 
 def _associated_data(context: tuple[str, ...]) -> bytes:
-    return json.dumps(list(context), separators=(",", ":")).encode()
+    # Length-prefixed, so ("ab", "c") and ("a", "bc") never bind alike.
+    return "|".join(f"{len(part)}:{part}" for part in context).encode()
 
 
 class Sealer:
