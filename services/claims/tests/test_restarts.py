@@ -28,7 +28,7 @@ def claims_process(claims_migrated, service_env, tmp_path):
             **service_env,
             "NOD_CLAIMS_LISTEN": f"127.0.0.1:{port}",
             "NOD_INSTANCE_ID": "claims-restart-test",
-            "NOD_LEASE_TTL_S": str(LEASE_TTL_S),
+            "NOD_CLAIMS_LEASE_TTL_S": str(LEASE_TTL_S),
             **settings,
         }
         process = ServiceProcess("nod_claims", env, tmp_path / "claims.log")
@@ -57,7 +57,7 @@ async def states(stub, meta, claims) -> set[int]:
 
 
 async def test_sigkill_and_restart(claims_process, as_person):
-    first = claims_process(NOD_SWEEP_INTERVAL_S="3600")
+    first = claims_process(NOD_CLAIMS_SWEEP_INTERVAL_S="3600")
     await wait_until_serving(claims_process.address)
     channel = open_channel(claims_process.address)
     stub = claims_pb2_grpc.ClaimsServiceStub(channel)
@@ -84,7 +84,7 @@ async def test_sigkill_and_restart(claims_process, as_person):
     first.kill()
     assert first.process.returncode == -9
     await asyncio.sleep(max(0.0, LEASE_TTL_S + 0.3 - (time.monotonic() - started)))
-    claims_process(NOD_SWEEP_INTERVAL_S="3600")
+    claims_process(NOD_CLAIMS_SWEEP_INTERVAL_S="3600")
     await wait_until_serving(claims_process.address)
     # A fresh channel: the old one is backing off after the kill.
     await channel.close()
@@ -134,7 +134,7 @@ async def test_sigkill_and_restart(claims_process, as_person):
 
 
 async def test_the_sweeper_ends_claims_of_a_runner_that_stops_renewing(claims_process, as_person):
-    claims_process(NOD_SWEEP_INTERVAL_S="0.2", NOD_LEASE_TTL_S="1")
+    claims_process(NOD_CLAIMS_SWEEP_INTERVAL_S="0.2", NOD_CLAIMS_LEASE_TTL_S="1")
     await wait_until_serving(claims_process.address)
     async with open_channel(claims_process.address) as channel:
         stub = claims_pb2_grpc.ClaimsServiceStub(channel)

@@ -34,8 +34,18 @@ async def open_session(
 
 
 async def navigate(session: Session, url: str, settings: BrowserSettings) -> None:
+    timeout_ms = settings.action_timeout_s * 1000
     try:
-        await session.page.goto(url, wait_until="load", timeout=settings.action_timeout_s * 1000)
+        try:
+            await session.page.goto(url, wait_until="load", timeout=timeout_ms)
+        except Error as error:
+            # A page whose last request was cut off (a site that dropped the
+            # connection) swaps in Chromium's error page a moment later; a
+            # goto racing it is interrupted. Let it land, then go (a GET).
+            if "interrupted by another navigation" not in str(error):
+                raise
+            await settle(session.page, settings.action_timeout_s)
+            await session.page.goto(url, wait_until="load", timeout=timeout_ms)
     except PlaywrightTimeout:
         raise Unavailable(
             "the page did not finish loading in time", reason="NAVIGATION_TIMEOUT"

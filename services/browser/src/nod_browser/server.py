@@ -48,7 +48,7 @@ class Runner:
         await release_previous_life(self.claims, self.settings.migration_poll_s)
 
     async def renew(self) -> None:
-        await renew_forever(self.claims, self.settings.lease_renew_interval_s)
+        await renew_forever(self.claims, self.settings.lease_renew_s)
 
     async def close(self) -> None:
         await self.sessions.close_all()  # in-flight entries end UNCERTAIN first
@@ -81,7 +81,7 @@ async def start(settings: BrowserSettings, chromium: Chromium, listen: str) -> R
 
 
 async def serve(settings: BrowserSettings, engine: None = None) -> None:
-    chromium = await Chromium.launch(settings.chromium_path)
+    chromium = await Chromium.launch(settings.chromium)
     runner = Runner.build(settings, chromium)
     try:
         running = await start_server(

@@ -1,11 +1,14 @@
-from pydantic import AliasChoices, Field, SecretStr
+from pydantic import Field, SecretStr
+from pydantic_settings import SettingsConfigDict
 
-from nodkit.settings import ServiceSettings
+from nodkit.settings import ServiceSettings, shared
 
 
 class ClaimsSettings(ServiceSettings):
-    listen: str = Field("0.0.0.0:50051", validation_alias=AliasChoices("NOD_CLAIMS_LISTEN"))
-    vault_key: SecretStr
+    model_config = SettingsConfigDict(env_prefix="NOD_CLAIMS_")
+
+    listen: str = "0.0.0.0:50051"
+    vault_key: SecretStr = Field(validation_alias=shared("vault_key"))
     # A runner renews its lease well inside this; past it, its RUNNING claims
     # are swept to UNCERTAIN.
     lease_ttl_s: float = Field(30.0, gt=0)

@@ -1,26 +1,19 @@
-from pydantic import AliasChoices, Field
+from pydantic import Field
 from pydantic_settings import SettingsConfigDict
 
 from nodkit.settings import ServiceSettings
 
 
-def _payments_setting(name: str, default: float):
-    # Prefixed with the service, so one shared environment (make run) can't
-    # hand another service's lease ttl to payments.
-    return Field(default, gt=0, validation_alias=AliasChoices(f"NOD_PAYMENTS_{name.upper()}"))
-
-
 class PaymentsSettings(ServiceSettings):
-    # Tests and wiring may also pass the settings by field name.
-    model_config = SettingsConfigDict(validate_by_name=True)
+    model_config = SettingsConfigDict(env_prefix="NOD_PAYMENTS_")
 
-    listen: str = Field("0.0.0.0:50053", validation_alias=AliasChoices("NOD_PAYMENTS_LISTEN"))
+    listen: str = "0.0.0.0:50053"
     # This instance renews its lease well inside the ttl; past it, another
     # replica's sweeper ends this instance's RUNNING payments as UNCERTAIN.
-    lease_ttl_s: float = _payments_setting("lease_ttl_s", 30.0)
+    lease_ttl_s: float = Field(30.0, gt=0)
     # Expiring unanswered payments and sweeping dead instances' card entries.
-    sweep_interval_s: float = _payments_setting("sweep_interval_s", 5.0)
+    sweep_interval_s: float = Field(5.0, gt=0)
     # How long the person has to say yes.
-    confirmation_ttl_s: float = _payments_setting("confirmation_ttl_s", 900.0)
+    confirmation_ttl_s: float = Field(900.0, gt=0)
     # How often WatchPayment looks at the row.
-    watch_poll_s: float = _payments_setting("watch_poll_s", 0.2)
+    watch_poll_s: float = Field(0.2, gt=0)
