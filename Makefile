@@ -23,9 +23,12 @@ gen: setup
 run: setup
 	$(PY) scripts/run.py
 
-# Real PostgreSQL and real Chromium are required: a missing one fails, never skips.
+# Real PostgreSQL and real Chromium are required: a missing one fails, never
+# skips. pytest's exit code 5 (no tests collected) is a failure too.
 test: setup
-	$(PY) -m pytest
+	@$(PY) -m pytest $(PYTEST_ARGS); status=$$?; \
+	if [ $$status -eq 5 ]; then echo "make test: pytest collected no tests"; exit 1; fi; \
+	exit $$status
 
 lint: setup
 	$(VENV)/bin/ruff check .
@@ -35,4 +38,5 @@ bench: setup
 	$(PY) bench/claims_bench.py
 
 clean:
+	-test -x $(PY) && $(PY) scripts/nodrun/postgres.py stop
 	rm -rf $(VENV) var .pytest_cache

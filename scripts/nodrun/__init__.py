@@ -1,0 +1,1 @@
+"""`make run`: the whole system on one machine (see scripts/run.py)."""

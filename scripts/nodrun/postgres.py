@@ -1,0 +1,136 @@
+"""Finding a PostgreSQL for `make run`, in DESIGN.md's order: the one in
+NOD_DATABASE_URL, else a server answering locally, else a private cluster
+under var/ made with the system's binaries."""
+
+import glob
+import os
+import pathlib
+import shutil
+import socket
+import subprocess
+import time
+
+import psycopg
+from sqlalchemy.engine import make_url
+
+LOCAL_ADMIN_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
+DATABASE = "nod"
+
+
+def _libpq(url: str) -> str:
+    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+
+
+def answers(url: str) -> bool:
+    try:
+        with psycopg.connect(_libpq(url), connect_timeout=3):
+            return True
+    except psycopg.OperationalError:
+        return False
+
+
+def ensure_database(admin_url: str, name: str = DATABASE) -> str:
+    """Creates the nod database if missing; returns its URL."""
+    with psycopg.connect(_libpq(admin_url), autocommit=True, connect_timeout=5) as conn:
+        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
+            conn.execute(f'CREATE DATABASE "{name}"')
+    return make_url(admin_url).set(database=name).render_as_string(hide_password=False)
+
+
+def _bindir() -> pathlib.Path:
+    if shutil.which("pg_config"):
+        found = subprocess.run(["pg_config", "--bindir"], capture_output=True, text=True)
+        if found.returncode == 0 and (pathlib.Path(found.stdout.strip()) / "initdb").exists():
+            return pathlib.Path(found.stdout.strip())
+    candidates = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
+    if not candidates:
+        raise SystemExit(
+            "No PostgreSQL found: set NOD_DATABASE_URL, start a local server on 127.0.0.1:5432,"
+            " or install PostgreSQL's server binaries (apt-get install -y postgresql)."
+        )
+    return pathlib.Path(candidates[-1]).parent
+
+
+def _as_cluster_owner(command: list[str]) -> list[str]:
+    # initdb and postgres refuse to run as root.
+    if os.geteuid() == 0:
+        return ["runuser", "-u", "postgres", "--", *command]
+    return command
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start_private_cluster(var: pathlib.Path) -> str:
+    """A cluster of our own under var/pg; started if not running. Returns an
+    admin URL."""
+    root = var / "pg"
+    data, port_file = root / "data", root / "port"
+    bindir = _bindir()
+    if not (data / "PG_VERSION").exists():
+        root.mkdir(parents=True, exist_ok=True)
+        if os.geteuid() == 0:
+            shutil.chown(root, "postgres", "postgres")
+        subprocess.run(
+            _as_cluster_owner(
+                [str(bindir / "initdb"), "-D", str(data), "-U", "postgres", "--auth=trust"]
+            ),
+            check=True,
+            capture_output=True,
+        )
+    port = int(port_file.read_text()) if port_file.exists() else _free_port()
+    url = f"postgresql+psycopg://postgres@127.0.0.1:{port}/postgres"
+    if not answers(url):
+        options = f"-p {port} -k {root} -c listen_addresses=127.0.0.1"
+        subprocess.run(
+            _as_cluster_owner(
+                [
+                    str(bindir / "pg_ctl"),
+                    "-D",
+                    str(data),
+                    "-l",
+                    str(root / "log"),
+                    "-o",
+                    options,
+                    "-w",
+                    "start",
+                ]
+            ),
+            check=True,
+        )
+        port_file.write_text(str(port))
+    deadline = time.monotonic() + 30
+    while not answers(url):
+        if time.monotonic() > deadline:
+            raise SystemExit(f"the private PostgreSQL under {root} did not start; see {root}/log")
+        time.sleep(0.3)
+    return url
+
+
+def find_database(var: pathlib.Path) -> tuple[str, str]:
+    """(database URL, where it came from)."""
+    if os.environ.get("NOD_DATABASE_URL"):
+        return os.environ["NOD_DATABASE_URL"], "NOD_DATABASE_URL"
+    if not os.environ.get("NOD_RUN_PRIVATE_POSTGRES") and answers(LOCAL_ADMIN_URL):
+        return ensure_database(LOCAL_ADMIN_URL), "the local server on 127.0.0.1:5432"
+    admin = start_private_cluster(var)
+    return ensure_database(admin), f"a private cluster under {var / 'pg'}"
+
+
+def stop_private_cluster(var: pathlib.Path) -> None:
+    data = var / "pg" / "data"
+    if (data / "postmaster.pid").exists():
+        pg_ctl = str(_bindir() / "pg_ctl")
+        subprocess.run(
+            _as_cluster_owner([pg_ctl, "-D", str(data), "-m", "fast", "stop"]), check=False
+        )
+
+
+if __name__ == "__main__":  # `make clean`: python scripts/nodrun/postgres.py stop
+    import sys
+
+    if sys.argv[1:] == ["stop"]:
+        stop_private_cluster(pathlib.Path(__file__).resolve().parents[2] / "var")
