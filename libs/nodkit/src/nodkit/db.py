@@ -28,6 +28,9 @@ def create_engine(settings: ServiceSettings, schema: str) -> AsyncEngine:
         settings.database_url,
         pool_size=settings.db_pool_size,
         max_overflow=0,
+        # Errors and logs never quote statement parameters (sealed values at
+        # worst, but an error message is no place for them).
+        hide_parameters=True,
         pool_timeout=settings.db_statement_timeout_ms / 1000,
         connect_args={
             "options": connect_options(schema, settings.db_statement_timeout_ms),

@@ -7,15 +7,11 @@ sweeper ends RUNNING records whose owner has no live lease (a dead replica).
 A live replica's records are never touched by another.
 """
 
-import asyncio
-
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from nodkit.logging import get_logger
-
-log = get_logger("nodkit.instances")
+from nodkit.background import every
 
 
 def instance_leases_table(metadata: sa.MetaData) -> sa.Table:
@@ -62,9 +58,5 @@ class InstanceLease:
             await conn.execute(statement)
 
     async def renew_forever(self, interval_s: float) -> None:
-        while True:
-            await asyncio.sleep(interval_s)
-            try:
-                await self.renew()
-            except Exception:
-                log.exception("instance_lease.renew_failed", instance_id=self.instance_id)
+        # A failed renewal is tried again next round: the lease has slack.
+        await every(interval_s, self.renew, event="instance_lease.renew")

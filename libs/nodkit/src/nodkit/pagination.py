@@ -13,6 +13,15 @@ def encode(created_at: datetime, row_id: str) -> str:
     return base64.urlsafe_b64encode(raw).decode()
 
 
+def page(rows: list, limit: int) -> tuple[list, str]:
+    """Callers fetch limit + 1 rows: a row past the limit means there is a
+    next page, which starts after the last row shown."""
+    if len(rows) <= limit:
+        return rows, ""
+    rows = rows[:limit]
+    return rows, encode(rows[-1].created_at, rows[-1].id)
+
+
 def decode(token: str) -> tuple[datetime, str] | None:
     if not token:
         return None

@@ -8,8 +8,6 @@ executions whose outcome could not be recorded, and pending approvals that
 ran out of time.
 """
 
-import asyncio
-
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from nod_approvals import endings
@@ -56,14 +54,3 @@ async def sweep_once(engine: AsyncEngine, executor: Executor, feed: ChangeFeed) 
     if dead or orphans:
         log.warning("sweep.uncertain_executions", approval_ids=[*dead, *orphans])
     return changed
-
-
-async def sweep_forever(
-    engine: AsyncEngine, executor: Executor, feed: ChangeFeed, interval_s: float
-) -> None:
-    while True:
-        await asyncio.sleep(interval_s)
-        try:
-            await sweep_once(engine, executor, feed)
-        except Exception:
-            log.exception("sweep.failed")

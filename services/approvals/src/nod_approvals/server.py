@@ -9,9 +9,10 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from nod_approvals import MIGRATIONS_DIR, SCHEMA
 from nod_approvals.execution import BeforeSend
-from nod_approvals.recovery import reconcile_own, sweep_forever, sweep_once
+from nod_approvals.recovery import reconcile_own, sweep_once
 from nod_approvals.settings import ApprovalsSettings
 from nod_approvals.wiring import Parts, build, definition
+from nodkit.background import every
 from nodkit.migrations import wait_until_at_head
 from nodkit.server import RunningServer, serve_until_signalled, start_server
 
@@ -26,7 +27,12 @@ async def boot(settings: ApprovalsSettings, engine: AsyncEngine, parts: Parts) -
 def background(settings: ApprovalsSettings, engine: AsyncEngine, parts: Parts):
     return [
         partial(parts.lease.renew_forever, settings.lease_ttl_s / 3),
-        partial(sweep_forever, engine, parts.executor, parts.feed, settings.sweep_interval_s),
+        partial(
+            every,
+            settings.sweep_interval_s,
+            partial(sweep_once, engine, parts.executor, parts.feed),
+            event="sweep",
+        ),
     ]
 
 

@@ -88,10 +88,7 @@ class ApprovalsServicer(approvals_pb2_grpc.ApprovalsServiceServicer):
             after=pagination.decode(request.page_token),
             limit=limit + 1,
         )
-        token = ""
-        if len(records) > limit:
-            records = records[:limit]
-            token = pagination.encode(records[-1].created_at, records[-1].id)
+        records, token = pagination.page(records, limit)
         return pb.ListApprovalsResponse(
             approvals=[approval_to_pb(r) for r in records], next_page_token=token
         )

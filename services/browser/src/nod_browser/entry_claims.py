@@ -54,7 +54,7 @@ class EntryClaims:
         try:
             return await self._claims.claim(session.owner, request, origin, session.task_id)
         except NodRpcError as error:
-            log.warning("entry.claim_failed", code=error.code.name, reason=error.reason)
+            log.warning("entry.claim_failed", status=error.code.name, reason=error.reason)
             if error.may_have_happened:
                 await asyncio.shield(self._settle_lost_grant(session, request.operation_id))
             raise refusal_for(error) from None
@@ -76,7 +76,7 @@ class EntryClaims:
                 await self._claims.mark_uncertain(session.owner, claim.id, LOST_GRANT)
                 log.warning("entry.lost_grant_settled", claim_id=claim.id)
         except NodRpcError as error:
-            log.warning("entry.lost_grant_unsettled", code=error.code.name)
+            log.warning("entry.lost_grant_unsettled", status=error.code.name)
 
     async def finish(self, owner: str, claim_id: str, uncertain_reason: str | None):
         """SUBMITTED (reason None) or UNCERTAIN; the claim as it ended."""
@@ -85,6 +85,6 @@ class EntryClaims:
                 return await self._claims.mark_submitted(owner, claim_id)
             return await self._claims.mark_uncertain(owner, claim_id, uncertain_reason)
         except NodRpcError as error:
-            log.error("entry.end_not_recorded", claim_id=claim_id, code=error.code.name)
+            log.error("entry.end_not_recorded", claim_id=claim_id, status=error.code.name)
             what = "the values were submitted" if uncertain_reason is None else "it was interrupted"
             raise unrecorded(claim_id, what) from None

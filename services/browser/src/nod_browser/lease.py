@@ -23,7 +23,7 @@ async def release_previous_life(claims: ClaimsClient, poll_s: float) -> None:
         try:
             released = await claims.release_holder(RESTART_REASON)
         except NodRpcError as error:
-            log.warning("holder.release_failed", code=error.code.name, retry_in_s=poll_s)
+            log.warning("holder.release_failed", status=error.code.name, retry_in_s=poll_s)
             await asyncio.sleep(poll_s)
             continue
         log.info("holder.released", holder=claims.holder, uncertain=[c.id for c in released])
@@ -36,6 +36,6 @@ async def renew_forever(claims: ClaimsClient, interval_s: float) -> None:
         try:
             await claims.renew_holder()
         except NodRpcError as error:
-            log.warning("holder.renew_failed", holder=claims.holder, code=error.code.name)
+            log.warning("holder.renew_failed", holder=claims.holder, status=error.code.name)
         except Exception:
             log.exception("holder.renew_failed", holder=claims.holder)

@@ -6,8 +6,6 @@ boot reconcile and the periodic sweep end only the RUNNING claims of holders
 whose lease has expired, and destroy private entries nobody claimed in time.
 """
 
-import asyncio
-
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from nod_claims import repository as repo
@@ -28,12 +26,3 @@ async def sweep_once(engine: AsyncEngine, instance_id: str) -> int:
             expired_private_entries=expired_entries,
         )
     return len(swept)
-
-
-async def sweep_forever(engine: AsyncEngine, instance_id: str, interval_s: float) -> None:
-    while True:
-        await asyncio.sleep(interval_s)
-        try:
-            await sweep_once(engine, instance_id)
-        except Exception:
-            log.exception("sweep.failed")

@@ -8,10 +8,11 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from nod.claims.v1 import claims_pb2, claims_pb2_grpc
 from nod_claims import MIGRATIONS_DIR, SCHEMA
 from nod_claims.claims_app import Claims
-from nod_claims.recovery import sweep_forever, sweep_once
+from nod_claims.recovery import sweep_once
 from nod_claims.servicer import ClaimsServicer, VaultServicer
 from nod_claims.settings import ClaimsSettings
 from nod_claims.vault_app import Vault
+from nodkit.background import every
 from nodkit.crypto import Sealer
 from nodkit.db import open_hot_path_pool
 from nodkit.migrations import wait_until_at_head
@@ -66,7 +67,12 @@ async def serve(settings: ClaimsSettings, engine: AsyncEngine) -> None:
             running,
             prepare=partial(boot, settings, engine),
             background=[
-                partial(sweep_forever, engine, settings.instance_id, settings.sweep_interval_s)
+                partial(
+                    every,
+                    settings.sweep_interval_s,
+                    partial(sweep_once, engine, settings.instance_id),
+                    event="sweep",
+                )
             ],
             grace=settings.shutdown_grace_s,
         )

@@ -124,10 +124,7 @@ class ClaimsServicer(claims_pb2_grpc.ClaimsServiceServicer):
             after=pagination.decode(request.page_token),
             limit=limit + 1,
         )
-        token = ""
-        if len(records) > limit:
-            records = records[:limit]
-            token = pagination.encode(records[-1].created_at, records[-1].id)
+        records, token = pagination.page(records, limit)
         return pb.ListClaimsResponse(
             claims=[claim_to_pb(r) for r in records], next_page_token=token
         )

@@ -7,8 +7,6 @@ instances whose lease expired (dead replicas), never for a live one, and
 expires payments nobody said yes to in time.
 """
 
-import asyncio
-
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from nod_payments import state_changes as changes
@@ -44,12 +42,3 @@ async def sweep_once(engine: AsyncEngine, instance_id: str) -> int:
             expired_payments=[p.id for p in expired],
         )
     return len(ended) + len(expired)
-
-
-async def sweep_forever(engine: AsyncEngine, instance_id: str, interval_s: float) -> None:
-    while True:
-        await asyncio.sleep(interval_s)
-        try:
-            await sweep_once(engine, instance_id)
-        except Exception:
-            log.exception("sweep.failed")

@@ -10,9 +10,10 @@ from nod.payments.v1 import payments_pb2, payments_pb2_grpc
 from nod_payments import MIGRATIONS_DIR, SCHEMA
 from nod_payments.apps import build_apps
 from nod_payments.models import instance_leases
-from nod_payments.recovery import release_own_running, sweep_forever, sweep_once
+from nod_payments.recovery import release_own_running, sweep_once
 from nod_payments.servicer import PaymentsServicer
 from nod_payments.settings import PaymentsSettings
+from nodkit.background import every
 from nodkit.instances import InstanceLease
 from nodkit.migrations import wait_until_at_head
 from nodkit.server import RunningServer, ServiceDefinition, serve_until_signalled, start_server
@@ -48,7 +49,12 @@ class Wiring:
         settings = self.settings
         return [
             partial(self.lease.renew_forever, settings.lease_ttl_s / 3),
-            partial(sweep_forever, self.engine, settings.instance_id, settings.sweep_interval_s),
+            partial(
+                every,
+                settings.sweep_interval_s,
+                partial(sweep_once, self.engine, settings.instance_id),
+                event="sweep",
+            ),
         ]
 
 

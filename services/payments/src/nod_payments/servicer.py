@@ -89,10 +89,7 @@ class PaymentsServicer(payments_pb2_grpc.PaymentsServiceServicer):
             after=pagination.decode(request.page_token),
             limit=limit + 1,
         )
-        token = ""
-        if len(records) > limit:
-            records = records[:limit]
-            token = pagination.encode(records[-1].created_at, records[-1].id)
+        records, token = pagination.page(records, limit)
         return pb.ListPaymentsResponse(
             payments=[payment_to_pb(r) for r in records], next_page_token=token
         )
