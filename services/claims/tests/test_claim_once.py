@@ -82,3 +82,37 @@ async def test_another_runner_asking_for_the_same_operation_gets_the_state_only(
     )
     assert first.granted and not second.granted and not second.secret_fields
     assert second.claim.holder == first_runner
+
+
+async def test_claims_of_many_people_at_once_each_get_their_own_secret(
+    claims_stub, vault_stub, service_token
+):
+    """Claims arriving together are written together (claim_batches.py):
+    twenty people using the same operation id at the same moment each get
+    exactly their own password, once."""
+    from nodkit.client import call_metadata
+
+    people = [call_metadata(service_token, f"person-batch-{i}-{op_id()}") for i in range(20)]
+    items = [
+        await put_login(vault_stub, meta, password=f"password-of-{i}")
+        for i, meta in enumerate(people)
+    ]
+    holders = [await live_holder(claims_stub, meta) for meta in people]
+    operation_id = op_id()
+
+    replies = await asyncio.gather(
+        *(
+            claims_stub.Claim(
+                claim_request(items[i], holders[i], operation_id=operation_id), metadata=meta
+            )
+            for _ in range(3)
+            for i, meta in enumerate(people)
+        )
+    )
+    by_person = [replies[i::20] for i in range(20)]
+    for i, theirs in enumerate(by_person):
+        granted = [r for r in theirs if r.granted]
+        assert len(granted) == 1
+        assert dict(granted[0].secret_fields)["password"] == f"password-of-{i}"
+        assert {r.claim.item_id for r in theirs} == {items[i].id}
+        assert all(not r.secret_fields for r in theirs if not r.granted)

@@ -9,6 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from nod_claims import repository as repo
 from nod_claims import vault_repository as vault_repo
+from nod_claims.claim_batches import ClaimBatches
 from nod_claims.domain import (
     SAVED_KINDS,
     CheckResult,
@@ -61,9 +62,10 @@ class Claims:
         sealer: Sealer,
         *,
         lease_ttl_s: float,
+        concurrent_claim_batches: int = 2,
     ) -> None:
         self._engine = engine
-        self._hot_pool = hot_pool
+        self._batches = ClaimBatches(hot_pool, concurrent=concurrent_claim_batches)
         self._sealer = sealer
         self._lease_ttl_s = lease_ttl_s
 
@@ -80,9 +82,8 @@ class Claims:
         return await self._not_granted(owner, request)
 
     async def _claim_saved_item(self, owner: str, request: ClaimRequest) -> ClaimOutcome | None:
-        """One autocommit statement: the claim and its history row, or nothing."""
-        async with self._hot_pool.connection() as conn:
-            granted = await repo.claim_saved_item(conn, owner, request)
+        """The claim and its history row, or nothing (batched with others)."""
+        granted = await self._batches.claim(owner, request)
         if granted is None:
             return None
         record, sealed = granted

@@ -28,34 +28,44 @@ _INSERT_CLAIM = sa.text(
 )
 
 
-# The common case in one statement and one round trip (run it in autocommit):
-# a saved login or card, granted only if the item is the person's, of that
-# kind, for that site (logins), and the holder's lease is live. It returns
-# no row when anything is off or the operation was already claimed; the
-# caller then finds out which, without writing anything.
-# It is the hot path of the whole service, so it runs on a plain psycopg
-# connection (nodkit.db.open_hot_path_pool): SQLAlchemy's checkout and
-# execution cost more CPU than the statement itself (bench/claims_bench.py).
-_CLAIM_SAVED_ITEM = """
-    WITH item AS (
-        SELECT sealed_fields FROM claims.vault_items
-         WHERE id = %(item_id)s AND owner = %(owner)s AND kind = %(kind)s
-           AND (kind <> 'saved_login' OR origin = %(origin)s)
+# The common case, for a whole batch of claims in one statement and one
+# round trip (run it in autocommit; see claim_batches.py): saved logins and
+# cards, each granted only if the item is the person's, of that kind, for
+# that site (logins), and its holder's lease is live. A claim that is not
+# granted (anything off, or the operation already claimed) simply has no row;
+# the caller then finds out why, without writing anything. Rows are inserted
+# in key order, so two batches never wait on each other in a cycle.
+# It runs on a plain psycopg connection (nodkit.db.open_hot_path_pool):
+# SQLAlchemy's checkout and execution cost more CPU than the statement.
+_CLAIM_SAVED_ITEMS = """
+    WITH wanted AS (
+        SELECT * FROM unnest(
+            %(n)s::int[], %(owner)s::text[], %(operation_id)s::text[], %(kind)s::text[],
+            %(item_id)s::uuid[], %(origin)s::text[], %(task_id)s::text[], %(holder)s::text[]
+        ) AS w(n, owner, operation_id, kind, item_id, origin, task_id, holder)
+    ), grantable AS (
+        SELECT w.*, v.sealed_fields
+          FROM wanted w
+          JOIN claims.vault_items v
+            ON v.id = w.item_id AND v.owner = w.owner AND v.kind = w.kind
+           AND (w.kind <> 'saved_login' OR v.origin = w.origin)
+         WHERE EXISTS (SELECT 1 FROM claims.holders h
+                        WHERE h.holder = w.holder AND h.lease_expires_at > now())
     ), inserted AS (
         INSERT INTO claims.claims
             (owner, operation_id, kind, item_id, origin, task_id, holder, state)
-        SELECT %(owner)s, %(operation_id)s, %(kind)s, %(item_id)s, %(origin)s, %(task_id)s,
-               %(holder)s, 'running'
-        WHERE EXISTS (SELECT 1 FROM item)
-          AND EXISTS (SELECT 1 FROM claims.holders
-                      WHERE holder = %(holder)s AND lease_expires_at > now())
+        SELECT owner, operation_id, kind, item_id, origin, task_id, holder, 'running'
+          FROM grantable
+         ORDER BY owner, operation_id
         ON CONFLICT (owner, operation_id) DO NOTHING
         RETURNING *
     ), logged AS (
         INSERT INTO claims.claim_events (claim_id, actor, from_state, to_state)
-        SELECT id, %(holder)s, NULL, 'running' FROM inserted
+        SELECT id, holder, NULL, 'running' FROM inserted
     )
-    SELECT inserted.*, item.sealed_fields FROM inserted, item
+    SELECT g.n, g.sealed_fields, inserted.*
+      FROM inserted
+      JOIN grantable g ON g.owner = inserted.owner AND g.operation_id = inserted.operation_id
 """
 
 
@@ -95,16 +105,26 @@ def _claim_params(owner: str, request: ClaimRequest) -> dict:
     }
 
 
-async def claim_saved_item(
-    conn: psycopg.AsyncConnection, owner: str, request: ClaimRequest
-) -> tuple[ClaimRecord, dict[str, str]] | None:
-    """Claim plus history in one statement; returns the sealed fields too."""
-    params = _claim_params(owner, request)
-    params.pop("companion_entry_id")
+async def claim_saved_items(
+    conn: psycopg.AsyncConnection, wanted: list[tuple[str, ClaimRequest]]
+) -> dict[int, tuple[ClaimRecord, dict[str, str]]]:
+    """Claims (plus history) for many (owner, request) pairs at once, at most
+    one per (owner, operation id). Returns the granted ones by their index
+    in `wanted`, with the item's sealed fields."""
+    columns: dict[str, list] = {
+        "n": list(range(len(wanted))),
+        "owner": [owner for owner, _ in wanted],
+        "operation_id": [r.operation_id for _, r in wanted],
+        "kind": [r.kind.value for _, r in wanted],
+        "item_id": [r.item_id for _, r in wanted],
+        "origin": [r.origin for _, r in wanted],
+        "task_id": [r.task_id for _, r in wanted],
+        "holder": [r.holder for _, r in wanted],
+    }
     async with conn.cursor(row_factory=namedtuple_row) as cursor:
-        await cursor.execute(_CLAIM_SAVED_ITEM, params)
-        row = await cursor.fetchone()
-    return (to_record(row), row.sealed_fields) if row else None
+        await cursor.execute(_CLAIM_SAVED_ITEMS, columns)
+        rows = await cursor.fetchall()
+    return {row.n: (to_record(row), row.sealed_fields) for row in rows}
 
 
 async def insert_running_claim(

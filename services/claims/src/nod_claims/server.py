@@ -28,7 +28,13 @@ def definition(
     settings: ClaimsSettings, engine: AsyncEngine, hot_pool: AsyncConnectionPool
 ) -> ServiceDefinition:
     sealer = Sealer(settings.vault_key.get_secret_value())
-    claims = Claims(engine, hot_pool, sealer, lease_ttl_s=settings.lease_ttl_s)
+    claims = Claims(
+        engine,
+        hot_pool,
+        sealer,
+        lease_ttl_s=settings.lease_ttl_s,
+        concurrent_claim_batches=settings.claim_batches,
+    )
     vault = Vault(engine, sealer, private_entry_ttl_s=settings.private_entry_ttl_s)
 
     def register(server) -> None:

@@ -1,0 +1,90 @@
+"""Saved-item claims that arrive together go to the database together.
+
+Under load most of a claim's cost is the round trip itself (the driver, the
+event loop, the wake-ups), not the row. So claims queue here, and whenever
+fewer than `concurrent` statements are out, the next one takes everything
+queued (repository.claim_saved_items): with one caller a batch is one claim;
+with many, a batch grows while the statements are out, like a group commit.
+
+A batch holds at most one claim per (person, operation): a second claim of
+the same operation waits for the next batch, where the unique key turns it
+down and it is answered with the first one's claim. Each caller gets its own
+row or none, matched by its place in the batch; an error reaches every
+caller in the batch (nothing in it was granted to anyone).
+"""
+
+import asyncio
+from dataclasses import dataclass, field
+
+from psycopg_pool import AsyncConnectionPool
+
+from nod_claims import repository as repo
+from nod_claims.domain import ClaimRecord, ClaimRequest
+
+Granted = tuple[ClaimRecord, dict[str, str]]
+
+
+@dataclass
+class _Waiting:
+    owner: str
+    request: ClaimRequest
+    reply: asyncio.Future = field(
+        default_factory=lambda: asyncio.get_running_loop().create_future()
+    )
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return self.owner, self.request.operation_id
+
+
+class ClaimBatches:
+    def __init__(self, pool: AsyncConnectionPool, *, concurrent: int, max_batch: int = 64) -> None:
+        self._pool = pool
+        self._concurrent = concurrent
+        self._max_batch = max_batch
+        self._queue: list[_Waiting] = []
+        self._running: set[asyncio.Task] = set()
+
+    async def claim(self, owner: str, request: ClaimRequest) -> Granted | None:
+        waiting = _Waiting(owner, request)
+        self._queue.append(waiting)
+        self._start_batches()
+        return await waiting.reply
+
+    def _start_batches(self) -> None:
+        while self._queue and len(self._running) < self._concurrent:
+            task = asyncio.ensure_future(self._run(self._take_batch()))
+            self._running.add(task)
+            task.add_done_callback(self._finished)
+
+    def _finished(self, task: asyncio.Task) -> None:
+        self._running.discard(task)
+        self._start_batches()
+
+    def _take_batch(self) -> list[_Waiting]:
+        batch, keys, later = [], set(), []
+        for waiting in self._queue:
+            if waiting.key in keys or len(batch) == self._max_batch:
+                later.append(waiting)
+            else:
+                keys.add(waiting.key)
+                batch.append(waiting)
+        self._queue = later
+        return batch
+
+    async def _run(self, batch: list[_Waiting]) -> None:
+        try:
+            async with self._pool.connection() as conn:
+                granted = await repo.claim_saved_items(conn, [(w.owner, w.request) for w in batch])
+        except asyncio.CancelledError:
+            for waiting in batch:
+                waiting.reply.cancel()
+            raise
+        except Exception as error:  # noqa: BLE001 - handed to every caller in the batch
+            for waiting in batch:
+                if not waiting.reply.done():
+                    waiting.reply.set_exception(error)
+            return
+        for index, waiting in enumerate(batch):
+            if not waiting.reply.done():  # its caller may have gone away
+                waiting.reply.set_result(granted.get(index))
