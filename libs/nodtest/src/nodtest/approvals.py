@@ -1,23 +1,14 @@
 """Fixtures and builders for the approvals service: a migrated schema,
 in-process servers (with a hook between "yes" and "send"), the demo webhook
-app and a local SMTP server standing in for the apps, and builders."""
+app standing in for an app, and builders. The SMTP stand-in is nodtest.mail."""
 
 import asyncio
-import datetime
-import email
-import ipaddress
-import pathlib
 import signal
-import ssl
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import grpc
 import pytest
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 from google.protobuf import struct_pb2
 
 from nod.approvals.v1 import approvals_pb2 as pb
@@ -25,11 +16,10 @@ from nod.approvals.v1 import approvals_pb2_grpc
 from nodkit.client import open_channel
 from nodkit.db import create_engine
 from nodkit.migrations import upgrade_to_head
+from nodtest.mail import CANARY_SMTP_PASSWORD, SMTP_USERNAME
 from nodtest.processes import ServiceProcess, free_port, wait_until_serving
 
 CANARY_TOKEN = "canary-hook-token-R7q2Zp"
-CANARY_SMTP_PASSWORD = "canary-smtp-pw-W4n8Kd"
-SMTP_USERNAME = "nod-mailer"
 SESSION_INSTANCE = "approvals-test"
 
 
@@ -213,159 +203,6 @@ async def webhook_app():
     runner, url, state = await start_webhook_app()
     yield WebhookApp(url, state)
     await runner.cleanup()
-
-
-@dataclass
-class SmtpStandIn:
-    """aiosmtpd handler that keeps every message it receives, including the
-    ones it then refuses or drops, and answers DATA as `mode` says."""
-
-    mode: str = "ok"  # ok | reject (554) | transient (451) | drop
-    messages: list[dict] = field(default_factory=list)
-    logins: list[tuple[str, bool]] = field(default_factory=list)
-
-    async def handle_DATA(self, server, session, envelope):
-        parsed = email.message_from_bytes(envelope.original_content or envelope.content)
-        self.messages.append(
-            {
-                "from": envelope.mail_from,
-                "to": list(envelope.rcpt_tos),
-                "subject": parsed["Subject"],
-                "message_id": parsed["Message-ID"],
-                "body": parsed.get_payload(decode=True).decode(),
-                "tls": session.ssl is not None,
-            }
-        )
-        if self.mode == "reject":
-            return "554 5.7.1 message refused by the test server"
-        if self.mode == "transient":
-            return "451 4.3.0 try again later"
-        if self.mode == "drop":
-            server.transport.close()
-            return "250 never heard"
-        return "250 2.0.0 queued as test-1"
-
-    def authenticate(self, server, session, envelope, mechanism, auth_data):
-        from aiosmtpd.smtp import AuthResult
-
-        ok = auth_data.login.decode() == SMTP_USERNAME and (
-            auth_data.password.decode() == CANARY_SMTP_PASSWORD
-        )
-        self.logins.append((auth_data.login.decode(), ok))
-        return AuthResult(success=ok)
-
-
-@dataclass
-class SmtpServer:
-    port: int
-    handler: SmtpStandIn
-
-
-def _smtp_controller(handler: SmtpStandIn, **options):
-    from aiosmtpd.controller import Controller
-
-    controller = Controller(handler, hostname="127.0.0.1", port=free_port(), **options)
-    controller.start()
-    return controller
-
-
-@pytest.fixture
-def smtp_server():
-    """A plain local SMTP server (no STARTTLS, no AUTH)."""
-    handler = SmtpStandIn()
-    controller = _smtp_controller(handler)
-    yield SmtpServer(controller.port, handler)
-    controller.stop()
-
-
-@dataclass(frozen=True)
-class TlsMaterial:
-    ca: pathlib.Path
-    cert: pathlib.Path
-    key: pathlib.Path
-
-    def server_context(self) -> ssl.SSLContext:
-        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-        context.load_cert_chain(self.cert, self.key)
-        return context
-
-
-def _certificate(subject, issuer, public_key, signing_key, extensions):
-    now = datetime.datetime.now(datetime.UTC)
-    builder = (
-        x509.CertificateBuilder()
-        .subject_name(subject)
-        .issuer_name(issuer)
-        .public_key(public_key)
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(hours=1))
-        .not_valid_after(now + datetime.timedelta(days=2))
-    )
-    for extension, critical in extensions:
-        builder = builder.add_extension(extension, critical=critical)
-    return builder.sign(signing_key, hashes.SHA256())
-
-
-def make_tls_material(directory: pathlib.Path, host: str) -> TlsMaterial:
-    """A throwaway CA and a server certificate for `host` (an IP address)."""
-    ca_key, key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
-    ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "nod test CA")])
-    ca_usage = x509.KeyUsage(False, False, False, False, False, True, True, False, False)
-    ca = _certificate(
-        ca_name,
-        ca_name,
-        ca_key.public_key(),
-        ca_key,
-        [
-            (x509.BasicConstraints(ca=True, path_length=0), True),
-            (ca_usage, True),
-            (x509.SubjectKeyIdentifier.from_public_key(ca_key.public_key()), False),
-        ],
-    )
-    cert = _certificate(
-        x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, host)]),
-        ca_name,
-        key.public_key(),
-        ca_key,
-        [
-            (x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address(host))]), False),
-            (x509.BasicConstraints(ca=False, path_length=None), True),
-            (x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), False),
-            (x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), False),
-        ],
-    )
-    material = TlsMaterial(directory / "ca.pem", directory / "cert.pem", directory / "key.pem")
-    material.ca.write_bytes(ca.public_bytes(serialization.Encoding.PEM))
-    material.cert.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    material.key.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
-    return material
-
-
-@pytest.fixture(scope="session")
-def smtp_tls_material(tmp_path_factory) -> TlsMaterial:
-    return make_tls_material(tmp_path_factory.mktemp("smtp-tls"), "127.0.0.1")
-
-
-@pytest.fixture
-def smtp_tls_server(smtp_tls_material):
-    """A local SMTP server that offers STARTTLS (a test CA's certificate the
-    session's approvals server trusts) and AUTH only over TLS."""
-    handler = SmtpStandIn()
-    controller = _smtp_controller(
-        handler,
-        tls_context=smtp_tls_material.server_context(),
-        require_starttls=True,
-        authenticator=handler.authenticate,
-        auth_require_tls=True,
-    )
-    yield SmtpServer(controller.port, handler)
-    controller.stop()
 
 
 # Builders

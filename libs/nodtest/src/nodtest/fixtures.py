@@ -16,6 +16,7 @@ from nodtest.logcapture import LogTee
 
 pytest_plugins = [
     "nodtest.claims",
+    "nodtest.mail",
     "nodtest.approvals",
     "nodtest.browser",
     "nodtest.payments",
