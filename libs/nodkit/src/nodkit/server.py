@@ -111,22 +111,25 @@ async def serve_until_signalled(
     grace: float,
 ) -> None:
     """prepare() waits for migrations and runs the boot reconcile; only then
-    does the service report SERVING and start its background loops."""
+    does the service report SERVING and start its background loops. A failed
+    prepare() stops the server (and the process exits with the error)."""
     signalled = asyncio.ensure_future(wait_for_shutdown_signal())
     preparing = asyncio.ensure_future(prepare())
-    await asyncio.wait({signalled, preparing}, return_when=asyncio.FIRST_COMPLETED)
     tasks: list[asyncio.Task] = []
-    if preparing.done():
-        preparing.result()
-        await running.mark_serving()
-        log.info("server.serving", port=running.port)
-        tasks = [asyncio.ensure_future(loop()) for loop in background]
-        await signalled
-    else:
+    try:
+        await asyncio.wait({signalled, preparing}, return_when=asyncio.FIRST_COMPLETED)
+        if preparing.done():
+            preparing.result()
+            await running.mark_serving()
+            log.info("server.serving", port=running.port)
+            tasks = [asyncio.ensure_future(loop()) for loop in background]
+            await signalled
+    finally:
         preparing.cancel()
-    log.info("server.shutting_down", grace_s=grace)
-    await running.stop(grace)
-    for task in tasks:
-        task.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
-    log.info("server.stopped")
+        signalled.cancel()
+        log.info("server.shutting_down", grace_s=grace)
+        await running.stop(grace)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        log.info("server.stopped")
