@@ -15,7 +15,7 @@ from nodkit.client import open_channel
 from nodtest.claims import claim_request, put_login
 from nodtest.processes import ServiceProcess, free_port, wait_until_serving
 
-LEASE_TTL_S = 6.0
+LEASE_TTL_S = 10.0
 
 
 @pytest.fixture
