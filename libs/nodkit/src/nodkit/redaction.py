@@ -9,6 +9,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from nodkit.cards import digits_of, luhn_valid
+
 REDACTED = "[redacted]"
 
 SENSITIVE_KEYS = frozenset(
@@ -36,17 +38,8 @@ SENSITIVE_KEYS = frozenset(
 _CARD_NUMBER = re.compile(r"(?<![0-9A-Za-z-])(?:\d[ -]?){12,18}\d(?![0-9A-Za-z-])")
 
 
-def _luhn_ok(digits: str) -> bool:
-    total = 0
-    for position, char in enumerate(reversed(digits)):
-        n = int(char) * (2 if position % 2 else 1)
-        total += n - 9 if n > 9 else n
-    return total % 10 == 0
-
-
 def _mask_card_number(match: re.Match) -> str:
-    digits = re.sub(r"[ -]", "", match.group())
-    return "[redacted-number]" if _luhn_ok(digits) else match.group()
+    return "[redacted-number]" if luhn_valid(digits_of(match.group())) else match.group()
 
 
 def _is_sensitive(key: object) -> bool:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from nod_claims.domain import EntryKind
 from nodkit import validation
+from nodkit.cards import digits_of, luhn_valid
 from nodkit.errors import InvalidArgument
 
 MAX_FIELD_LENGTH = 1024
@@ -33,20 +34,6 @@ FIELDS = {
 SECURITY_CODE_NAMES = frozenset({"security_code", "cvc", "cvv", "cvv2", "csc"})
 
 
-def _digits(value: str) -> str:
-    return re.sub(r"[ -]", "", value)
-
-
-def _luhn_ok(digits: str) -> bool:
-    total = 0
-    for position, char in enumerate(reversed(digits)):
-        n = int(char)
-        if position % 2 == 1:
-            n = n * 2 - 9 if n > 4 else n * 2
-        total += n
-    return total % 10 == 0
-
-
 def _check_value(kind: EntryKind, name: str, value: str) -> str:
     where = f"fields.{name}"
     if not value:
@@ -54,8 +41,8 @@ def _check_value(kind: EntryKind, name: str, value: str) -> str:
     if len(value) > MAX_FIELD_LENGTH or "\x00" in value:
         raise InvalidArgument(where, f"must be at most {MAX_FIELD_LENGTH} characters, without NUL")
     if name == "number":
-        digits = _digits(value)
-        if not digits.isdigit() or not 12 <= len(digits) <= 19 or not _luhn_ok(digits):
+        digits = digits_of(value)
+        if not digits.isdigit() or not 12 <= len(digits) <= 19 or not luhn_valid(digits):
             raise InvalidArgument(where, "is not a valid card number")
         return digits
     if name == "expiry" and not re.fullmatch(r"(0[1-9]|1[0-2])/(\d{2}|\d{4})", value):
