@@ -12,7 +12,7 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from nod.claims.v1 import claims_pb2 as pb
 from nod.claims.v1 import claims_pb2_grpc
 from nodkit.client import open_channel
-from nodtest.database import create_test_database, drop_test_database
+from nodtest.database import create_test_database, drop_test_database, migration_drift
 from nodtest.processes import ServiceProcess, free_port, run_migrate, wait_until_serving
 from nodtest.rpc import expect_error
 
@@ -87,22 +87,7 @@ async def test_reflection_lists_the_services(claims_channel):
 
 
 def test_migrations_match_the_models(claims_migrated):
-    import sqlalchemy as sa
-    from alembic.autogenerate import compare_metadata
-    from alembic.migration import MigrationContext
-
     from nod_claims import SCHEMA
     from nod_claims.models import metadata
 
-    engine = sa.create_engine(claims_migrated)
-    with engine.connect() as conn:
-        context = MigrationContext.configure(
-            conn,
-            opts={
-                "include_schemas": True,
-                "version_table_schema": SCHEMA,
-                "include_name": lambda name, kind, _p: kind != "schema" or name == SCHEMA,
-            },
-        )
-        assert compare_metadata(context, metadata) == []
-    engine.dispose()
+    assert migration_drift(claims_migrated, metadata, SCHEMA) == []

@@ -6,16 +6,13 @@ import asyncio
 import signal
 
 import grpc
-import sqlalchemy as sa
-from alembic.autogenerate import compare_metadata
-from alembic.migration import MigrationContext
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from nod.payments.v1 import payments_pb2 as pb
 from nod.payments.v1 import payments_pb2_grpc
 from nodkit.client import open_channel
-from nodtest.database import create_test_database, drop_test_database
+from nodtest.database import create_test_database, drop_test_database, migration_drift
 from nodtest.processes import ServiceProcess, free_port, run_migrate, wait_until_serving
 from nodtest.rpc import expect_error
 
@@ -90,15 +87,4 @@ def test_migrations_match_the_models(payments_migrated):
     from nod_payments import SCHEMA
     from nod_payments.models import metadata
 
-    engine = sa.create_engine(payments_migrated)
-    with engine.connect() as conn:
-        context = MigrationContext.configure(
-            conn,
-            opts={
-                "include_schemas": True,
-                "version_table_schema": SCHEMA,
-                "include_name": lambda name, kind, _p: kind != "schema" or name == SCHEMA,
-            },
-        )
-        assert compare_metadata(context, metadata) == []
-    engine.dispose()
+    assert migration_drift(payments_migrated, metadata, SCHEMA) == []

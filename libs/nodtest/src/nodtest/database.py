@@ -41,3 +41,26 @@ def drop_test_database(url: str) -> None:
 
 def libpq_url(url: str) -> str:
     return _libpq(url)
+
+
+def migration_drift(url: str, metadata, schema: str) -> list:
+    """What Alembic's autogenerate would still add or change in `schema` for
+    `metadata`: empty when the migrations match the models."""
+    import sqlalchemy as sa
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
+
+    engine = sa.create_engine(url)
+    try:
+        with engine.connect() as conn:
+            context = MigrationContext.configure(
+                conn,
+                opts={
+                    "include_schemas": True,
+                    "version_table_schema": schema,
+                    "include_name": lambda name, kind, _p: kind != "schema" or name == schema,
+                },
+            )
+            return compare_metadata(context, metadata)
+    finally:
+        engine.dispose()
