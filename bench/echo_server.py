@@ -10,7 +10,7 @@ import uvloop
 from pydantic import SecretStr
 
 from nodkit.logging import configure_logging
-from nodkit.server import ServiceDefinition, start_server
+from nodkit.server import ServiceDefinition, create_server
 
 SERVICE = "nod.bench.v1.EchoService"
 
@@ -29,7 +29,7 @@ def register(server: grpc.aio.Server) -> None:
 async def main(listen: str, token: str) -> None:
     configure_logging("echo")
     gc.freeze()  # as nodkit.cli does for every service
-    running = await start_server(
+    running = await create_server(
         ServiceDefinition("echo", [SERVICE], register), token=SecretStr(token), listen=listen
     )
     await running.mark_serving()

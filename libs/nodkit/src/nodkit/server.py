@@ -1,4 +1,4 @@
-"""create_server() -> (server, port), and the life of a service process.
+"""create_server() -> the server and its port, and the life of a service process.
 
 A service is served in this order (STYLE.md 7, DESIGN.md G12):
   listen with health NOT_SERVING and business calls refused
@@ -62,16 +62,10 @@ class RunningServer:
 
 
 async def create_server(
-    definition: ServiceDefinition, *, token: SecretStr, listen: str = "127.0.0.1:0"
-) -> tuple[grpc.aio.Server, int]:
-    running = await start_server(definition, token=token, listen=listen)
-    return running.server, running.port
-
-
-async def start_server(
     definition: ServiceDefinition, *, token: SecretStr, listen: str
 ) -> RunningServer:
-    """Listens with health NOT_SERVING; call mark_serving() once ready."""
+    """The server (on port 0 in tests), listening with health NOT_SERVING;
+    `.server` and `.port` on the result, mark_serving() once ready."""
     readiness = Readiness()
     server = grpc.aio.server(
         interceptors=[

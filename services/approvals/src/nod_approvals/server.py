@@ -14,7 +14,7 @@ from nod_approvals.settings import ApprovalsSettings
 from nod_approvals.wiring import Parts, build, definition
 from nodkit.background import every
 from nodkit.migrations import wait_until_at_head
-from nodkit.server import RunningServer, serve_until_signalled, start_server
+from nodkit.server import RunningServer, create_server, serve_until_signalled
 
 
 async def boot(settings: ApprovalsSettings, engine: AsyncEngine, parts: Parts) -> None:
@@ -64,7 +64,7 @@ async def start(
     before_send: BeforeSend | None = None,
 ) -> StartedService:
     parts = build(settings, engine, before_send=before_send)
-    running = await start_server(definition(parts), token=settings.service_token, listen=listen)
+    running = await create_server(definition(parts), token=settings.service_token, listen=listen)
     await boot(settings, engine, parts)
     await running.mark_serving()
     loops = [asyncio.ensure_future(loop()) for loop in background(settings, engine, parts)]
@@ -73,7 +73,7 @@ async def start(
 
 async def serve(settings: ApprovalsSettings, engine: AsyncEngine) -> None:
     parts = build(settings, engine)
-    running = await start_server(
+    running = await create_server(
         definition(parts), token=settings.service_token, listen=settings.listen
     )
     try:

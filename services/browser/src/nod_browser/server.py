@@ -13,7 +13,7 @@ from nod_browser.private_entry import PrivateEntries
 from nod_browser.servicer import BrowserServicer
 from nod_browser.sessions import Sessions
 from nod_browser.settings import BrowserSettings
-from nodkit.server import RunningServer, ServiceDefinition, serve_until_signalled, start_server
+from nodkit.server import RunningServer, ServiceDefinition, create_server, serve_until_signalled
 
 GRPC_SERVICES = [browser_pb2.DESCRIPTOR.services_by_name["BrowserService"].full_name]
 
@@ -74,7 +74,7 @@ class RunningBrowser:
 async def start(settings: BrowserSettings, chromium: Chromium, listen: str) -> RunningBrowser:
     """Listening and ready, sharing a Chromium the caller owns (tests)."""
     runner = Runner.build(settings, chromium)
-    running = await start_server(runner.definition(), token=settings.service_token, listen=listen)
+    running = await create_server(runner.definition(), token=settings.service_token, listen=listen)
     await runner.boot()
     await running.mark_serving()
     return RunningBrowser(running, runner, asyncio.ensure_future(runner.renew()))
@@ -84,7 +84,7 @@ async def serve(settings: BrowserSettings, engine: None = None) -> None:
     chromium = await Chromium.launch(settings.chromium)
     runner = Runner.build(settings, chromium)
     try:
-        running = await start_server(
+        running = await create_server(
             runner.definition(), token=settings.service_token, listen=settings.listen
         )
         await serve_until_signalled(

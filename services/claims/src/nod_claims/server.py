@@ -16,7 +16,7 @@ from nodkit.background import every
 from nodkit.crypto import Sealer
 from nodkit.db import open_hot_path_pool
 from nodkit.migrations import wait_until_at_head
-from nodkit.server import RunningServer, ServiceDefinition, serve_until_signalled, start_server
+from nodkit.server import RunningServer, ServiceDefinition, create_server, serve_until_signalled
 
 GRPC_SERVICES = [
     claims_pb2.DESCRIPTOR.services_by_name["ClaimsService"].full_name,
@@ -53,7 +53,7 @@ async def start(
     settings: ClaimsSettings, engine: AsyncEngine, hot_pool: AsyncConnectionPool, listen: str
 ) -> RunningServer:
     """Listening and ready, for tests."""
-    running = await start_server(
+    running = await create_server(
         definition(settings, engine, hot_pool), token=settings.service_token, listen=listen
     )
     await boot(settings, engine)
@@ -64,7 +64,7 @@ async def start(
 async def serve(settings: ClaimsSettings, engine: AsyncEngine) -> None:
     hot_pool = await open_hot_path_pool(settings, SCHEMA, settings.db_pool_size)
     try:
-        running = await start_server(
+        running = await create_server(
             definition(settings, engine, hot_pool),
             token=settings.service_token,
             listen=settings.listen,

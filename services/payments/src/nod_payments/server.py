@@ -16,7 +16,7 @@ from nod_payments.settings import PaymentsSettings
 from nodkit.background import every
 from nodkit.instances import InstanceLease
 from nodkit.migrations import wait_until_at_head
-from nodkit.server import RunningServer, ServiceDefinition, serve_until_signalled, start_server
+from nodkit.server import RunningServer, ServiceDefinition, create_server, serve_until_signalled
 
 GRPC_SERVICES = [payments_pb2.DESCRIPTOR.services_by_name["PaymentsService"].full_name]
 
@@ -73,7 +73,7 @@ class StartedService:
 async def start(settings: PaymentsSettings, engine: AsyncEngine, listen: str) -> StartedService:
     """Listening, reconciled, SERVING, its lease and sweeper running (tests)."""
     wiring = Wiring(settings, engine)
-    running = await start_server(wiring.definition(), token=settings.service_token, listen=listen)
+    running = await create_server(wiring.definition(), token=settings.service_token, listen=listen)
     await wiring.boot()
     await running.mark_serving()
     return StartedService(running, [asyncio.ensure_future(loop()) for loop in wiring.background()])
@@ -81,7 +81,7 @@ async def start(settings: PaymentsSettings, engine: AsyncEngine, listen: str) ->
 
 async def serve(settings: PaymentsSettings, engine: AsyncEngine) -> None:
     wiring = Wiring(settings, engine)
-    running = await start_server(
+    running = await create_server(
         wiring.definition(), token=settings.service_token, listen=settings.listen
     )
     await serve_until_signalled(
