@@ -2,23 +2,35 @@
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
-PIP := $(VENV)/bin/pip
-PACKAGES := gen/python libs/nodkit libs/nodtest services/claims services/approvals services/browser services/payments demo
+UV := $(VENV)/bin/uv
 STAMP := $(VENV)/.installed
+PROJECTS := $(wildcard pyproject.toml gen/python/pyproject.toml libs/*/pyproject.toml services/*/pyproject.toml demo/pyproject.toml gateway/pyproject.toml)
+# uv never fetches a Python of its own, and copies files out of its cache
+# (the cache and the checkout may be on different file systems).
+export UV_PYTHON_DOWNLOADS := never
+export UV_LINK_MODE := copy
 
-.PHONY: setup run test lint bench gen check-gen clean
+.PHONY: setup run test lint bench gen check-gen lock clean
 
 setup: $(STAMP)
 
-$(STAMP): requirements.txt $(foreach p,$(PACKAGES),$(p)/pyproject.toml) scripts/gen_protos.py $(shell find protos -name '*.proto')
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PIP) install --quiet --disable-pip-version-check -r requirements.txt
-	$(PIP) install --quiet --disable-pip-version-check --no-deps --no-build-isolation $(foreach p,$(PACKAGES),-e $(p))
+# Exactly what uv.lock pins (--locked fails if a pyproject changed without
+# `make lock`), then the generated code.
+$(STAMP): uv.lock $(PROJECTS) scripts/gen_protos.py $(shell find protos -name '*.proto')
+	test -x $(UV) || { $(PYTHON) -m venv $(VENV) && $(PYTHON) scripts/bootstrap_uv.py $(VENV); }
+	$(UV) sync --quiet --locked --all-packages --python $(PY)
 	$(PY) scripts/gen_protos.py
 	touch $(STAMP)
 
+lock:
+	$(UV) lock
+
 gen: setup
 	$(PY) scripts/gen_protos.py
+
+# The committed generated code is what the protos make (tests check it too).
+check-gen: setup
+	$(PY) scripts/gen_protos.py --check
 
 run: setup
 	$(PY) scripts/run.py
@@ -30,13 +42,16 @@ test: setup
 	if [ $$status -eq 5 ]; then echo "make test: pytest collected no tests"; exit 1; fi; \
 	exit $$status
 
-lint: setup
+lint: setup check-gen
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports
+	$(UV) lock --check
 
 bench: setup
 	$(PY) bench/claims_bench.py
 
 clean:
 	-test -x $(PY) && $(PY) scripts/nodrun/postgres.py stop
-	rm -rf $(VENV) var .pytest_cache
+	rm -rf $(VENV) var .pytest_cache .mypy_cache
