@@ -22,7 +22,6 @@ from pydantic import SecretStr
 from nod.claims.v1 import claims_pb2 as pb
 from nod.claims.v1 import claims_pb2_grpc
 from nodkit.client import call_metadata, open_channel
-from nodkit.migrations import upgrade_to_head
 from nodtest.database import create_test_database, drop_test_database, libpq_url
 from nodtest.processes import free_port, wait_until_serving
 
@@ -155,9 +154,9 @@ async def main() -> None:
     database_url = create_test_database()
     processes = []
     try:
-        from nod_claims import MIGRATIONS_DIR, SCHEMA
+        from nod_claims import MIGRATIONS
 
-        upgrade_to_head(MIGRATIONS_DIR, database_url, SCHEMA)
+        MIGRATIONS.upgrade(database_url)
         claims_port, echo_port = free_port(), free_port()
         env = {
             "NOD_DATABASE_URL": database_url,

@@ -9,8 +9,9 @@ import grpc
 import uvloop
 from pydantic import SecretStr
 
+from nodkit import service
 from nodkit.logging import configure_logging
-from nodkit.server import ServiceDefinition, create_server
+from nodkit.settings import ServiceSettings
 
 SERVICE = "nod.bench.v1.EchoService"
 
@@ -19,7 +20,11 @@ async def echo(request: bytes, context) -> bytes:
     return request
 
 
-def register(server: grpc.aio.Server) -> None:
+class EchoDescriptor:
+    full_name = SERVICE
+
+
+def register(_servicer: object, server: grpc.aio.Server) -> None:
     handler = grpc.method_handlers_generic_handler(
         SERVICE, {"Echo": grpc.unary_unary_rpc_method_handler(echo)}
     )
@@ -28,12 +33,13 @@ def register(server: grpc.aio.Server) -> None:
 
 async def main(listen: str, token: str) -> None:
     configure_logging("echo")
-    gc.freeze()  # as nodkit.cli does for every service
-    running = await create_server(
-        ServiceDefinition("echo", [SERVICE], register), token=SecretStr(token), listen=listen
+    settings = ServiceSettings(service_token=SecretStr(token), listen=listen)
+    echo_service = service.Service(
+        "echo",
+        [service.GrpcService(EchoDescriptor(), register, None)],  # type: ignore[arg-type]
     )
-    await running.mark_serving()
-    await running.server.wait_for_termination()
+    gc.freeze()  # as nodkit.cli does for every service
+    await service.serve(echo_service, settings)
 
 
 if __name__ == "__main__":

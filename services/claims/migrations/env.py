@@ -1,4 +1,4 @@
-from nod_claims.models import metadata
+from nod_claims.store.models import metadata
 from nodkit.migrations import run_env
 
 run_env(metadata)

@@ -4,7 +4,8 @@ only that reply carries the private value."""
 import asyncio
 
 from nod.claims.v1 import claims_pb2 as pb
-from nodtest.claims import CANARY_PASSWORD, claim_request, live_holder, op_id, put_login
+
+from .support import CANARY_PASSWORD, claim_request, live_holder, op_id, put_login
 
 CALLERS = 64
 OPERATIONS = 200

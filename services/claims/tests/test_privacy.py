@@ -5,7 +5,8 @@ outside the ciphertext."""
 import grpc
 
 from nod.claims.v1 import claims_pb2 as pb
-from nodtest.claims import (
+
+from .support import (
     CANARY_CARD,
     CANARY_PASSWORD,
     claim_request,

@@ -88,6 +88,6 @@ async def test_reflection_lists_the_services(claims_channel):
 
 def test_migrations_match_the_models(claims_migrated):
     from nod_claims import SCHEMA
-    from nod_claims.models import metadata
+    from nod_claims.store.models import metadata
 
     assert migration_drift(claims_migrated, metadata, SCHEMA) == []

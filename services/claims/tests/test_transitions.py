@@ -6,8 +6,9 @@ import psycopg
 import pytest
 
 from nod.claims.v1 import claims_pb2 as pb
-from nodtest.claims import claim_request, live_holder, op_id, put_login
 from nodtest.rpc import expect_error
+
+from .support import claim_request, live_holder, op_id, put_login
 
 FAILED = grpc.StatusCode.FAILED_PRECONDITION
 

@@ -9,6 +9,7 @@ caller must treat the change as possibly made (G4, G5).
 
 import json
 from collections.abc import Sequence
+from typing import Any
 
 import grpc
 from google.rpc import error_details_pb2
@@ -52,7 +53,7 @@ def read_only_retry_config(service_names: Sequence[str], read_methods: Sequence[
 
 
 def open_channel(address: str, *, service_config: str | None = None) -> grpc.aio.Channel:
-    options = [("grpc.enable_retries", 1 if service_config else 0)]
+    options: list[tuple[str, Any]] = [("grpc.enable_retries", 1 if service_config else 0)]
     if service_config:
         options.append(("grpc.service_config", service_config))
     return grpc.aio.insecure_channel(address, options=options)
@@ -76,7 +77,8 @@ class NodRpcError(Exception):
         self.reason = ""
         self.field = ""
         self.metadata: dict[str, str] = {}
-        status = rpc_status.from_call(error) if error.trailing_metadata() else None
+        # An AioRpcError carries what from_call reads (code, details, trailers).
+        status = rpc_status.from_call(error) if error.trailing_metadata() else None  # type: ignore[arg-type]
         for detail in status.details if status else ():
             info = error_details_pb2.ErrorInfo()
             if detail.Unpack(info):

@@ -8,6 +8,7 @@ connection already surfaces as UNAVAILABLE ("may have happened") and is
 dropped from the pool.
 """
 
+import sqlalchemy as sa
 from psycopg_pool import AsyncConnectionPool
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
@@ -67,3 +68,9 @@ async def open_hot_path_pool(
     )
     await pool.open(wait=False)
     return pool
+
+
+async def answers(engine: AsyncEngine) -> None:
+    """Health's probe of the database: raises unless it answers."""
+    async with engine.connect() as conn:
+        await conn.execute(sa.text("SELECT 1"))

@@ -1,29 +1,30 @@
 """The server interceptor chain, in one pass per call:
 
-request id -> readiness gate -> service-token check -> `x-nod-user` identity
--> the handler -> typed errors mapped to statuses -> one structured access
-log line (through the redactor).
+request id -> readiness gate -> the caller's credential and its allow-list
+(nodkit.callers) -> `x-nod-user` identity -> the handler -> typed errors
+mapped to statuses -> the access log (through the redactor).
 
 Health and reflection stay open: probes carry no token and they reveal no data.
 """
 
 import asyncio
-import hmac
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 import grpc
-from pydantic import SecretStr
 
 from nodkit import context
-from nodkit.errors import DomainError, Unauthenticated, Unavailable
+from nodkit.callers import Callers
+from nodkit.errors import DomainError, PermissionDenied, Unauthenticated, Unavailable
 from nodkit.logging import get_logger
 from nodkit.status import status_for_domain_error, status_for_exception
 
 log = get_logger("nodkit.rpc")
 
 OPEN_METHOD_PREFIXES = ("/grpc.health.v1.Health/", "/grpc.reflection.")
+# Calls slower than this are logged at INFO; every other call at DEBUG.
+SLOW_CALL_MS = 500.0
 
 
 class Readiness:
@@ -35,9 +36,9 @@ class Readiness:
 
 
 class NodServerInterceptor(grpc.aio.ServerInterceptor):
-    def __init__(self, *, service: str, token: SecretStr, readiness: Readiness) -> None:
+    def __init__(self, *, service: str, callers: Callers, readiness: Readiness) -> None:
         self._domain = f"nod.{service}"
-        self._expected = f"Bearer {token.get_secret_value()}".encode()
+        self._callers = callers
         self._readiness = readiness
 
     async def intercept_service(self, continuation, handler_call_details):
@@ -59,16 +60,22 @@ class NodServerInterceptor(grpc.aio.ServerInterceptor):
             )
         return handler  # nod has no client-streaming calls
 
-    def _admit(self, call: grpc.aio.ServicerContext) -> None:
+    def _admit(self, method: str, call: grpc.aio.ServicerContext) -> None:
         metadata = {k: v for k, v in call.invocation_metadata() or () if isinstance(v, str)}
         request_id = metadata.get("x-request-id") or uuid.uuid4().hex
         context.request_id.set(request_id[:64])
         context.user.set(metadata.get("x-nod-user"))
+        context.deadline.set(_deadline_of(call))
         if not self._readiness.ready:
             raise Unavailable("the service is starting; nothing was done", reason="NOT_READY")
-        presented = metadata.get("authorization", "").encode()
-        if not hmac.compare_digest(presented, self._expected):
+        caller = self._callers.caller_of(metadata.get("authorization", ""))
+        if caller is None:
             raise Unauthenticated("missing or wrong service token", reason="BAD_SERVICE_TOKEN")
+        context.caller.set(caller)
+        if not self._callers.may_call(caller, method):
+            raise PermissionDenied(
+                f"the {caller} service may not call {method}", reason="CALLER_NOT_ALLOWED"
+            )
 
     def _status_for(self, error: BaseException) -> grpc.Status:
         if isinstance(error, DomainError):
@@ -81,7 +88,7 @@ class NodServerInterceptor(grpc.aio.ServerInterceptor):
             started = time.perf_counter()
             outcome = "OK"
             try:
-                self._admit(call)
+                self._admit(method, call)
                 return await behavior(request, call)
             except (asyncio.CancelledError, grpc.aio.AbortError):
                 outcome = "CANCELLED"
@@ -100,7 +107,7 @@ class NodServerInterceptor(grpc.aio.ServerInterceptor):
             started = time.perf_counter()
             outcome = "OK"
             try:
-                self._admit(call)
+                self._admit(method, call)
                 async for reply in behavior(request, call):
                     yield reply
             except (asyncio.CancelledError, grpc.aio.AbortError):
@@ -116,11 +123,22 @@ class NodServerInterceptor(grpc.aio.ServerInterceptor):
         return wrapped
 
 
+def _deadline_of(call: grpc.aio.ServicerContext) -> float | None:
+    """The caller's deadline on this loop's clock, or None without one."""
+    remaining = call.time_remaining()
+    if remaining is None:
+        return None
+    return asyncio.get_running_loop().time() + remaining
+
+
 def _log_call(method: str, outcome: str, started: float) -> None:
-    log.info(
+    duration_ms = round((time.perf_counter() - started) * 1000, 2)
+    slow_or_failed = outcome != "OK" or duration_ms >= SLOW_CALL_MS
+    (log.info if slow_or_failed else log.debug)(
         "rpc.call",
         method=method,
         status=outcome,
         user=context.user.get(),
-        duration_ms=round((time.perf_counter() - started) * 1000, 2),
+        caller=context.caller.get(),
+        duration_ms=duration_ms,
     )

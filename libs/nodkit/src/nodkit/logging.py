@@ -4,7 +4,7 @@ with the request id, through the redactor. The standard library's loggers
 
 import logging
 import sys
-from typing import TextIO
+from typing import Any, TextIO
 
 import structlog
 
@@ -26,7 +26,7 @@ def configure_logging(
     the way: one line per call is on every request's path); the standard
     library's loggers go through the same processors via a formatter."""
     out = stream or sys.stderr
-    shared = [
+    shared: list[Any] = [
         structlog.processors.add_log_level,
         structlog.processors.TimeStamper(fmt="iso", utc=True),
         _add_request_context,

@@ -4,6 +4,7 @@ live inside its own schema. Migrations run as their own step
 
 import asyncio
 import pathlib
+from dataclasses import dataclass
 
 import sqlalchemy as sa
 from alembic import command
@@ -81,3 +82,17 @@ async def wait_until_at_head(
                 "migrations.database_unreachable", error=type(error).__name__, retry_in_s=poll_s
             )
         await asyncio.sleep(poll_s)
+
+
+@dataclass(frozen=True)
+class Migrations:
+    """A service's schema and its Alembic folder."""
+
+    schema: str
+    directory: pathlib.Path
+
+    def upgrade(self, database_url: str) -> None:
+        upgrade_to_head(self.directory, database_url, self.schema)
+
+    async def wait_until_at_head(self, engine: AsyncEngine, poll_s: float) -> None:
+        await wait_until_at_head(engine, self.directory, self.schema, poll_s)

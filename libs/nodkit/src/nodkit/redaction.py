@@ -6,7 +6,7 @@ sensitive keys are replaced, and anything shaped like a card number is masked.
 """
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 from typing import Any
 
 from nodkit.cards import digits_of, luhn_valid
@@ -56,6 +56,8 @@ def redact_value(value: Any) -> Any:
     return value
 
 
-def redact_event(_logger: Any, _method: str, event_dict: dict[str, Any]) -> dict[str, Any]:
+def redact_event(
+    _logger: Any, _method: str, event_dict: MutableMapping[str, Any]
+) -> dict[str, Any]:
     """structlog processor."""
     return {k: REDACTED if _is_sensitive(k) else redact_value(v) for k, v in event_dict.items()}

@@ -9,9 +9,12 @@ tests may also pass any setting by its field name.
 """
 
 import socket
+from typing import Self
 
-from pydantic import AliasChoices, Field, SecretStr
+from pydantic import AliasChoices, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from nodkit.callers import Callers, parse_service_tokens
 
 
 def shared(name: str) -> AliasChoices:
@@ -22,11 +25,15 @@ def shared(name: str) -> AliasChoices:
 class ServiceSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="NOD_", extra="ignore", validate_by_name=True)
 
+    # Where this service listens (NOD_<SERVICE>_LISTEN); each service sets its port.
+    listen: str = "0.0.0.0:0"
     database_url: str = Field(
         "postgresql+psycopg://postgres@127.0.0.1:5432/nod", validation_alias=shared("database_url")
     )
-    # Callers present it as `authorization: Bearer <token>`.
-    service_token: SecretStr = Field(validation_alias=shared("service_token"))
+    # Presented as `authorization: Bearer <token>`: the single token may call
+    # every method; each service's own token only what nodkit.callers allows it.
+    service_token: SecretStr | None = Field(None, validation_alias=shared("service_token"))
+    service_tokens: SecretStr | None = Field(None, validation_alias=shared("service_tokens"))
     # Stable across restarts of the same instance: "its own records" (G12).
     instance_id: str = Field(
         default_factory=socket.gethostname,
@@ -46,3 +53,23 @@ class ServiceSettings(BaseSettings):
     # While migrations are behind, health stays NOT_SERVING and this is how
     # often the service looks again.
     migration_poll_s: float = Field(2.0, gt=0, validation_alias=shared("migration_poll_s"))
+    # How often health asks the database (or another dependency) whether it answers.
+    health_probe_s: float = Field(2.0, gt=0, validation_alias=shared("health_probe_s"))
+
+    @model_validator(mode="after")
+    def _has_a_credential(self) -> Self:
+        self.callers()
+        return self
+
+    def callers(self) -> Callers:
+        tokens = self.service_tokens.get_secret_value() if self.service_tokens else ""
+        return Callers(everything=self.service_token, services=parse_service_tokens(tokens))
+
+    def own_token(self, service: str) -> SecretStr:
+        """What this service presents when it calls another: its own token
+        from NOD_SERVICE_TOKENS, else the single NOD_SERVICE_TOKEN."""
+        tokens = self.service_tokens.get_secret_value() if self.service_tokens else ""
+        own = parse_service_tokens(tokens).get(service) or self.service_token
+        if own is None:
+            raise ValueError(f"no token for {service}: set NOD_SERVICE_TOKENS or NOD_SERVICE_TOKEN")
+        return own

@@ -13,9 +13,8 @@ from google.protobuf import struct_pb2
 
 from nod.approvals.v1 import approvals_pb2 as pb
 from nod.approvals.v1 import approvals_pb2_grpc
+from nodkit import service
 from nodkit.client import open_channel
-from nodkit.db import create_engine
-from nodkit.migrations import upgrade_to_head
 from nodtest.mail import CANARY_SMTP_PASSWORD, SMTP_USERNAME
 from nodtest.processes import ServiceProcess, free_port, wait_until_serving
 
@@ -25,9 +24,9 @@ SESSION_INSTANCE = "approvals-test"
 
 @pytest.fixture(scope="session")
 def approvals_migrated(database_url) -> str:
-    from nod_approvals import MIGRATIONS_DIR, SCHEMA
+    from nod_approvals import MIGRATIONS
 
-    upgrade_to_head(MIGRATIONS_DIR, database_url, SCHEMA)
+    MIGRATIONS.upgrade(database_url)
     return database_url
 
 
@@ -70,30 +69,27 @@ def approvals_hooks() -> BeforeSendHooks:
 
 @dataclass
 class InProcessApprovals:
-    service: object  # nod_approvals.server.StartedService
-    engine: object
+    running: service.RunningService
     channel: object
     stub: approvals_pb2_grpc.ApprovalsServiceStub
 
     @property
     def address(self) -> str:
-        return f"127.0.0.1:{self.service.port}"
+        return self.running.address
 
     async def stop(self) -> None:
-        await self.service.stop(0)
+        await self.running.stop()
         await self.channel.close()
-        await self.engine.dispose()
 
 
 async def start_approvals(settings, hooks=None) -> InProcessApprovals:
-    from nod_approvals import SCHEMA
-    from nod_approvals.server import start
+    from nod_approvals.wiring import build
 
-    engine = create_engine(settings, SCHEMA)
-    service = await start(settings, engine, "127.0.0.1:0", before_send=hooks)
-    channel = open_channel(f"127.0.0.1:{service.port}")
+    built = await build(settings, before_send=hooks)
+    running = await service.start(built, settings, listen="127.0.0.1:0")
+    channel = open_channel(running.address)
     stub = approvals_pb2_grpc.ApprovalsServiceStub(channel)
-    return InProcessApprovals(service, engine, channel, stub)
+    return InProcessApprovals(running, channel, stub)
 
 
 @pytest.fixture(scope="session")

@@ -10,6 +10,7 @@ import pytest
 from nod.browser.v1 import browser_pb2 as pb
 from nod.browser.v1 import browser_pb2_grpc
 from nod.claims.v1 import claims_pb2
+from nodkit import service
 from nodkit.client import open_channel
 
 
@@ -39,9 +40,10 @@ async def browser_chromium():
 
 
 async def start_browser(settings, chromium):
-    from nod_browser.server import start
+    from nod_browser.wiring import build
 
-    return await start(settings, chromium, "127.0.0.1:0")
+    built = await build(settings, chromium=chromium)
+    return await service.start(built, settings, listen="127.0.0.1:0")
 
 
 @pytest.fixture(scope="session")

@@ -7,16 +7,15 @@ import pytest
 
 from nod.claims.v1 import claims_pb2 as pb
 from nod.claims.v1 import claims_pb2_grpc
+from nodkit import service
 from nodkit.client import open_channel
-from nodkit.db import create_engine, open_hot_path_pool
-from nodkit.migrations import upgrade_to_head
 
 
 @pytest.fixture(scope="session")
 def claims_migrated(database_url) -> str:
-    from nod_claims import MIGRATIONS_DIR, SCHEMA
+    from nod_claims import MIGRATIONS
 
-    upgrade_to_head(MIGRATIONS_DIR, database_url, SCHEMA)
+    MIGRATIONS.upgrade(database_url)
     return database_url
 
 
@@ -35,19 +34,12 @@ def claims_settings(database_url, service_token, vault_key, **overrides):
 @pytest.fixture(scope="session")
 async def claims_server(claims_migrated, service_token, vault_key, log_tee):
     """A claims server on a free port, SERVING, for the whole session."""
-    from nod_claims import SCHEMA
-    from nod_claims.server import start
+    from nod_claims.wiring import build
 
-    settings = claims_settings(claims_migrated, service_token, vault_key)
-    engine = create_engine(settings, SCHEMA)
-    hot_pool = await open_hot_path_pool(settings, SCHEMA, 10)
-    try:
-        running = await start(settings, engine, hot_pool, "127.0.0.1:0")
-        yield f"127.0.0.1:{running.port}"
-        await running.stop(0)
-    finally:
-        await hot_pool.close()
-        await engine.dispose()
+    settings = claims_settings(claims_migrated, service_token, vault_key, sweep_interval_s=3600)
+    running = await service.start(await build(settings), settings, listen="127.0.0.1:0")
+    yield running.address
+    await running.stop()
 
 
 @pytest.fixture(scope="session")

@@ -10,9 +10,9 @@ import sqlalchemy as sa
 
 from nod.payments.v1 import payments_pb2 as pb
 from nod.payments.v1 import payments_pb2_grpc
+from nodkit import service
 from nodkit.client import open_channel
 from nodkit.db import create_engine
-from nodkit.migrations import upgrade_to_head
 from nodtest.processes import ServiceProcess, free_port, wait_until_serving
 
 SHOP = "https://shop.example"
@@ -21,9 +21,9 @@ CARD_LABEL = "•••• 4242"
 
 @pytest.fixture(scope="session")
 def payments_migrated(database_url) -> str:
-    from nod_payments import MIGRATIONS_DIR, SCHEMA
+    from nod_payments import MIGRATIONS
 
-    upgrade_to_head(MIGRATIONS_DIR, database_url, SCHEMA)
+    MIGRATIONS.upgrade(database_url)
     return database_url
 
 
@@ -46,18 +46,11 @@ async def payments_engine(payments_migrated, service_token):
 
 async def start_payments_server(database_url, service_token, **overrides):
     """An in-process server on a free port, SERVING; returns (address, stop)."""
-    from nod_payments import SCHEMA
-    from nod_payments.server import start
+    from nod_payments.wiring import build
 
     settings = payments_settings(database_url, service_token, **overrides)
-    engine = create_engine(settings, SCHEMA)
-    started = await start(settings, engine, "127.0.0.1:0")
-
-    async def stop() -> None:
-        await started.stop(0)
-        await engine.dispose()
-
-    return f"127.0.0.1:{started.running.port}", stop
+    running = await service.start(await build(settings), settings, listen="127.0.0.1:0")
+    return running.address, running.stop
 
 
 @pytest.fixture(scope="session")

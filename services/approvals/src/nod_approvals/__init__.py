@@ -3,5 +3,7 @@ person's decisions and each approved action's single execution (G7)."""
 
 import pathlib
 
+from nodkit.migrations import Migrations
+
 SCHEMA = "approvals"
-MIGRATIONS_DIR = pathlib.Path(__file__).resolve().parents[2] / "migrations"
+MIGRATIONS = Migrations(SCHEMA, pathlib.Path(__file__).resolve().parents[2] / "migrations")

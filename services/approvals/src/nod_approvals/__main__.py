@@ -2,18 +2,10 @@
 
 import sys
 
-from nod_approvals import MIGRATIONS_DIR, SCHEMA
-from nod_approvals.server import serve
+from nod_approvals import MIGRATIONS
 from nod_approvals.settings import ApprovalsSettings
-from nodkit.cli import run_service_command
+from nod_approvals.wiring import build
+from nodkit.cli import main
 
 if __name__ == "__main__":
-    sys.exit(
-        run_service_command(
-            "approvals",
-            ApprovalsSettings,
-            schema=SCHEMA,
-            migrations_dir=MIGRATIONS_DIR,
-            serve=serve,
-        )
-    )
+    sys.exit(main("approvals", ApprovalsSettings, build, migrations=MIGRATIONS))

@@ -4,7 +4,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import JSONB, UUID
 
 from nod_approvals import SCHEMA
-from nodkit.instances import instance_leases_table
+from nodkit.leases import Leases, leases_table
 
 metadata = sa.MetaData(schema=SCHEMA)
 
@@ -103,4 +103,5 @@ approval_events = sa.Table(
     sa.Index("approval_events_by_approval", "approval_id", "id"),
 )
 
-instance_leases = instance_leases_table(metadata)
+instance_leases = leases_table(metadata)
+INSTANCE_LEASES = Leases(instance_leases)

@@ -1,39 +1,32 @@
-"""Builds the service's parts once, from its settings, and the gRPC service
-definition that serves them."""
-
-from dataclasses import dataclass
-
-from sqlalchemy.ext.asyncio import AsyncEngine
+"""Builds the approvals service from its settings: the engine, the
+connectors, the use cases and their servicer, this instance's lease, the
+boot reconcile and the sweeper. Nothing else constructs them."""
 
 from nod.approvals.v1 import approvals_pb2, approvals_pb2_grpc
+from nod_approvals import MIGRATIONS, SCHEMA
 from nod_approvals.accounts_app import Accounts
 from nod_approvals.approvals_app import Approvals
 from nod_approvals.changes import ChangeFeed
 from nod_approvals.connectors import build_connectors
 from nod_approvals.decisions_app import Decisions
 from nod_approvals.execution import BeforeSend, Executor
-from nod_approvals.models import instance_leases
+from nod_approvals.models import INSTANCE_LEASES
 from nod_approvals.proposals_app import Proposals
+from nod_approvals.recovery import reconcile_own, sweep_once
 from nod_approvals.servicer import ApprovalsServicer
 from nod_approvals.settings import ApprovalsSettings
+from nodkit.background import every
 from nodkit.crypto import Sealer
-from nodkit.instances import InstanceLease
-from nodkit.server import ServiceDefinition
+from nodkit.db import answers, create_engine
+from nodkit.leases import OwnLease
+from nodkit.service import GrpcService, Service
 
-GRPC_SERVICES = [approvals_pb2.DESCRIPTOR.services_by_name["ApprovalsService"].full_name]
-
-
-@dataclass(frozen=True)
-class Parts:
-    servicer: ApprovalsServicer
-    executor: Executor
-    feed: ChangeFeed
-    lease: InstanceLease
+SERVICES = approvals_pb2.DESCRIPTOR.services_by_name
 
 
-def build(
-    settings: ApprovalsSettings, engine: AsyncEngine, *, before_send: BeforeSend | None = None
-) -> Parts:
+async def build(settings: ApprovalsSettings, *, before_send: BeforeSend | None = None) -> Service:
+    """`before_send` lets a test act between "yes" and "send"; production passes None."""
+    engine = create_engine(settings, SCHEMA)
     connectors = build_connectors(settings)
     feed = ChangeFeed()
     accounts = Accounts(engine, Sealer(settings.vault_key.get_secret_value()), connectors)
@@ -51,12 +44,35 @@ def build(
         Decisions(engine, executor, feed),
         Approvals(engine, feed, watch_poll_s=settings.watch_poll_s),
     )
-    lease = InstanceLease(engine, instance_leases, settings.instance_id, settings.lease_ttl_s)
-    return Parts(servicer, executor, feed, lease)
+    lease = OwnLease(engine, INSTANCE_LEASES, settings.instance_id, settings.lease_ttl_s)
 
+    async def boot() -> None:
+        await MIGRATIONS.wait_until_at_head(engine, settings.migration_poll_s)
+        await lease.renew()
+        await reconcile_own(engine, settings.instance_id)
+        await sweep_once(engine, executor, feed)
 
-def definition(parts: Parts) -> ServiceDefinition:
-    def register(server) -> None:
-        approvals_pb2_grpc.add_ApprovalsServiceServicer_to_server(parts.servicer, server)
+    async def sweep() -> None:
+        await every(
+            settings.sweep_interval_s, lambda: sweep_once(engine, executor, feed), event="sweep"
+        )
 
-    return ServiceDefinition("approvals", GRPC_SERVICES, register)
+    async def close() -> None:
+        # Whatever is still sending after the grace period ends UNCERTAIN.
+        await executor.shutdown()
+        await engine.dispose()
+
+    return Service(
+        name="approvals",
+        grpc_services=[
+            GrpcService(
+                SERVICES["ApprovalsService"],
+                approvals_pb2_grpc.add_ApprovalsServiceServicer_to_server,
+                servicer,
+            )
+        ],
+        boot=boot,
+        background=[lease.keep_alive(), sweep],
+        probe=lambda: answers(engine),
+        close=close,
+    )

@@ -2,13 +2,9 @@
 
 import sys
 
-from nod_browser.server import serve
 from nod_browser.settings import BrowserSettings
-from nodkit.cli import run_service_command
+from nod_browser.wiring import build
+from nodkit.cli import main
 
 if __name__ == "__main__":
-    sys.exit(
-        run_service_command(
-            "browser", BrowserSettings, schema=None, migrations_dir=None, serve=serve
-        )
-    )
+    sys.exit(main("browser", BrowserSettings, build, migrations=None))

@@ -2,8 +2,9 @@
 
 Before it reports SERVING, the runner calls ReleaseHolder with its instance
 id: whatever a previous life was entering ends UNCERTAIN, and the lease is
-live again. Then RenewHolder keeps the lease alive well inside the claims
-service's ttl, so its sweeper leaves this runner's RUNNING claims alone.
+live again. Then RenewHolder (a loop in wiring.py) keeps the lease alive
+well inside the claims service's ttl, so its sweeper leaves this runner's
+RUNNING claims alone.
 """
 
 import asyncio
@@ -28,14 +29,3 @@ async def release_previous_life(claims: ClaimsClient, poll_s: float) -> None:
             continue
         log.info("holder.released", holder=claims.holder, uncertain=[c.id for c in released])
         return
-
-
-async def renew_forever(claims: ClaimsClient, interval_s: float) -> None:
-    while True:
-        await asyncio.sleep(interval_s)
-        try:
-            await claims.renew_holder()
-        except NodRpcError as error:
-            log.warning("holder.renew_failed", holder=claims.holder, status=error.code.name)
-        except Exception:
-            log.exception("holder.renew_failed", holder=claims.holder)

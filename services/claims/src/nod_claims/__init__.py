@@ -2,5 +2,7 @@
 
 import pathlib
 
+from nodkit.migrations import Migrations
+
 SCHEMA = "claims"
-MIGRATIONS_DIR = pathlib.Path(__file__).resolve().parents[2] / "migrations"
+MIGRATIONS = Migrations(SCHEMA, pathlib.Path(__file__).resolve().parents[2] / "migrations")

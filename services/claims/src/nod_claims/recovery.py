@@ -8,8 +8,8 @@ whose lease has expired, and destroy private entries nobody claimed in time.
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from nod_claims import repository as repo
-from nod_claims import vault_repository as vault_repo
+from nod_claims.store import claims as repo
+from nod_claims.store import vault as vault_repo
 from nodkit.logging import get_logger
 
 log = get_logger("nod_claims.recovery")

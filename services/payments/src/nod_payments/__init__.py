@@ -3,5 +3,7 @@ claim that guards its one card entry, and the outcome read from the page (G8).""
 
 import pathlib
 
+from nodkit.migrations import Migrations
+
 SCHEMA = "payments"
-MIGRATIONS_DIR = pathlib.Path(__file__).resolve().parents[2] / "migrations"
+MIGRATIONS = Migrations(SCHEMA, pathlib.Path(__file__).resolve().parents[2] / "migrations")

@@ -2,14 +2,10 @@
 
 import sys
 
-from nod_payments import MIGRATIONS_DIR, SCHEMA
-from nod_payments.server import serve
+from nod_payments import MIGRATIONS
 from nod_payments.settings import PaymentsSettings
-from nodkit.cli import run_service_command
+from nod_payments.wiring import build
+from nodkit.cli import main
 
 if __name__ == "__main__":
-    sys.exit(
-        run_service_command(
-            "payments", PaymentsSettings, schema=SCHEMA, migrations_dir=MIGRATIONS_DIR, serve=serve
-        )
-    )
+    sys.exit(main("payments", PaymentsSettings, build, migrations=MIGRATIONS))

@@ -10,7 +10,7 @@ from nod_payments.creation_app import Creation
 from nod_payments.limits_app import LimitsApp
 from nod_payments.payments_app import Payments
 from nod_payments.settings import PaymentsSettings
-from nodkit.instances import InstanceLease
+from nodkit.leases import OwnLease
 
 
 @dataclass(frozen=True)
@@ -22,7 +22,7 @@ class Apps:
     limits: LimitsApp
 
 
-def build_apps(settings: PaymentsSettings, engine: AsyncEngine, lease: InstanceLease) -> Apps:
+def build_apps(settings: PaymentsSettings, engine: AsyncEngine, lease: OwnLease) -> Apps:
     return Apps(
         creation=Creation(engine, confirmation_ttl_s=settings.confirmation_ttl_s),
         confirmation=Confirmation(engine, instance_id=settings.instance_id),

@@ -14,7 +14,7 @@ from nod_payments.transitions import (
 )
 from nodkit import validation
 from nodkit.errors import NotFound
-from nodkit.instances import InstanceLease
+from nodkit.leases import OwnLease
 from nodkit.logging import get_logger
 
 log = get_logger("nod_payments.card_entry")
@@ -23,7 +23,7 @@ DEFAULT_UNCERTAIN_REASON = "the card entry was interrupted before a definite end
 
 
 class CardEntry:
-    def __init__(self, engine: AsyncEngine, lease: InstanceLease) -> None:
+    def __init__(self, engine: AsyncEngine, lease: OwnLease) -> None:
         self._engine = engine
         self._lease = lease
 

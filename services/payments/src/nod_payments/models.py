@@ -4,7 +4,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import UUID
 
 from nod_payments import SCHEMA
-from nodkit.instances import instance_leases_table
+from nodkit.leases import Leases, leases_table
 
 metadata = sa.MetaData(schema=SCHEMA)
 
@@ -123,4 +123,5 @@ payment_limits = sa.Table(
     ),
 )
 
-instance_leases = instance_leases_table(metadata)
+instance_leases = leases_table(metadata)
+INSTANCE_LEASES = Leases(instance_leases)

@@ -5,10 +5,9 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from nod_payments.domain import Decision, PaymentOutcome, PaymentRecord, PaymentState
-from nod_payments.models import instance_leases, payments
+from nod_payments.models import INSTANCE_LEASES, payments
 from nod_payments.moves import move
 from nod_payments.repository import one_payment
-from nodkit.instances import live_instances
 
 S = PaymentState
 NOT_YET_DUE = payments.c.expires_at > sa.func.now()
@@ -126,4 +125,4 @@ def run_by(instance_id: str):
 
 def run_by_dead_instances():
     # An instance with no lease row at all counts as dead too.
-    return payments.c.runner_instance.not_in(live_instances(instance_leases))
+    return INSTANCE_LEASES.lapsed(payments.c.runner_instance)

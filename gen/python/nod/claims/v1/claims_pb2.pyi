@@ -474,6 +474,65 @@ class ListClaimsResponse(_message.Message):
 Global___ListClaimsResponse: _TypeAlias = ListClaimsResponse  # noqa: Y015
 
 @_typing.final
+class FindClaimRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    OPERATION_ID_FIELD_NUMBER: _builtins.int
+    KIND_FIELD_NUMBER: _builtins.int
+    ITEM_ID_FIELD_NUMBER: _builtins.int
+    TASK_ID_FIELD_NUMBER: _builtins.int
+    COMPANION_ENTRY_ID_FIELD_NUMBER: _builtins.int
+    operation_id: _builtins.str
+    """The operation as the runner means it. A claim under this id for another
+    entry is refused (ALREADY_EXISTS, OPERATION_ID_REUSED), as Claim refuses
+    it; the page's origin is not compared (the page may have moved on).
+    """
+    kind: Global___EntryKind.ValueType
+    item_id: _builtins.str
+    task_id: _builtins.str
+    companion_entry_id: _builtins.str
+    def __init__(
+        self,
+        *,
+        operation_id: _builtins.str = ...,
+        kind: Global___EntryKind.ValueType = ...,
+        item_id: _builtins.str = ...,
+        task_id: _builtins.str = ...,
+        companion_entry_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["companion_entry_id", b"companion_entry_id", "item_id", b"item_id", "kind", b"kind", "operation_id", b"operation_id", "task_id", b"task_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___FindClaimRequest: _TypeAlias = FindClaimRequest  # noqa: Y015
+
+@_typing.final
+class FindClaimResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    FOUND_FIELD_NUMBER: _builtins.int
+    CLAIM_FIELD_NUMBER: _builtins.int
+    found: _builtins.bool
+    """Whether the operation was claimed already; the claim when it was."""
+    @_builtins.property
+    def claim(self) -> Global___Claim: ...
+    def __init__(
+        self,
+        *,
+        found: _builtins.bool = ...,
+        claim: Global___Claim | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["claim", b"claim"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["claim", b"claim", "found", b"found"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___FindClaimResponse: _TypeAlias = FindClaimResponse  # noqa: Y015
+
+@_typing.final
 class RenewHolderRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 

@@ -69,6 +69,11 @@ class ClaimsServiceStub:
                 request_serializer=nod_dot_claims_dot_v1_dot_claims__pb2.ListClaimEventsRequest.SerializeToString,
                 response_deserializer=nod_dot_claims_dot_v1_dot_claims__pb2.ListClaimEventsResponse.FromString,
                 _registered_method=True)
+        self.FindClaim = channel.unary_unary(
+                '/nod.claims.v1.ClaimsService/FindClaim',
+                request_serializer=nod_dot_claims_dot_v1_dot_claims__pb2.FindClaimRequest.SerializeToString,
+                response_deserializer=nod_dot_claims_dot_v1_dot_claims__pb2.FindClaimResponse.FromString,
+                _registered_method=True)
         self.RenewHolder = channel.unary_unary(
                 '/nod.claims.v1.ClaimsService/RenewHolder',
                 request_serializer=nod_dot_claims_dot_v1_dot_claims__pb2.RenewHolderRequest.SerializeToString,
@@ -127,6 +132,14 @@ class ClaimsServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def FindClaim(self, request, context):
+        """A runner's look for an operation's claim before it touches the page: one
+        call, whatever the task's number of claims.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def RenewHolder(self, request, context):
         """Service calls made by a runner for itself; no person is named.
         """
@@ -177,6 +190,11 @@ def add_ClaimsServiceServicer_to_server(servicer, server):
                     servicer.ListClaimEvents,
                     request_deserializer=nod_dot_claims_dot_v1_dot_claims__pb2.ListClaimEventsRequest.FromString,
                     response_serializer=nod_dot_claims_dot_v1_dot_claims__pb2.ListClaimEventsResponse.SerializeToString,
+            ),
+            'FindClaim': grpc.unary_unary_rpc_method_handler(
+                    servicer.FindClaim,
+                    request_deserializer=nod_dot_claims_dot_v1_dot_claims__pb2.FindClaimRequest.FromString,
+                    response_serializer=nod_dot_claims_dot_v1_dot_claims__pb2.FindClaimResponse.SerializeToString,
             ),
             'RenewHolder': grpc.unary_unary_rpc_method_handler(
                     servicer.RenewHolder,
@@ -378,6 +396,33 @@ class ClaimsService:
             '/nod.claims.v1.ClaimsService/ListClaimEvents',
             nod_dot_claims_dot_v1_dot_claims__pb2.ListClaimEventsRequest.SerializeToString,
             nod_dot_claims_dot_v1_dot_claims__pb2.ListClaimEventsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def FindClaim(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/nod.claims.v1.ClaimsService/FindClaim',
+            nod_dot_claims_dot_v1_dot_claims__pb2.FindClaimRequest.SerializeToString,
+            nod_dot_claims_dot_v1_dot_claims__pb2.FindClaimResponse.FromString,
             options,
             channel_credentials,
             insecure,

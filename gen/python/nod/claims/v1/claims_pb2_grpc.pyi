@@ -42,6 +42,10 @@ class ClaimsServiceStub:
     GetClaim: _grpc.UnaryUnaryMultiCallable[_claims_pb2.GetClaimRequest, _claims_pb2.GetClaimResponse]
     ListClaims: _grpc.UnaryUnaryMultiCallable[_claims_pb2.ListClaimsRequest, _claims_pb2.ListClaimsResponse]
     ListClaimEvents: _grpc.UnaryUnaryMultiCallable[_claims_pb2.ListClaimEventsRequest, _claims_pb2.ListClaimEventsResponse]
+    FindClaim: _grpc.UnaryUnaryMultiCallable[_claims_pb2.FindClaimRequest, _claims_pb2.FindClaimResponse]
+    """A runner's look for an operation's claim before it touches the page: one
+    call, whatever the task's number of claims.
+    """
     RenewHolder: _grpc.UnaryUnaryMultiCallable[_claims_pb2.RenewHolderRequest, _claims_pb2.RenewHolderResponse]
     """Service calls made by a runner for itself; no person is named."""
     ReleaseHolder: _grpc.UnaryUnaryMultiCallable[_claims_pb2.ReleaseHolderRequest, _claims_pb2.ReleaseHolderResponse]
@@ -57,6 +61,10 @@ class ClaimsServiceAsyncStub(ClaimsServiceStub):
     GetClaim: _aio.UnaryUnaryMultiCallable[_claims_pb2.GetClaimRequest, _claims_pb2.GetClaimResponse]  # type: ignore[assignment]
     ListClaims: _aio.UnaryUnaryMultiCallable[_claims_pb2.ListClaimsRequest, _claims_pb2.ListClaimsResponse]  # type: ignore[assignment]
     ListClaimEvents: _aio.UnaryUnaryMultiCallable[_claims_pb2.ListClaimEventsRequest, _claims_pb2.ListClaimEventsResponse]  # type: ignore[assignment]
+    FindClaim: _aio.UnaryUnaryMultiCallable[_claims_pb2.FindClaimRequest, _claims_pb2.FindClaimResponse]  # type: ignore[assignment]
+    """A runner's look for an operation's claim before it touches the page: one
+    call, whatever the task's number of claims.
+    """
     RenewHolder: _aio.UnaryUnaryMultiCallable[_claims_pb2.RenewHolderRequest, _claims_pb2.RenewHolderResponse]  # type: ignore[assignment]
     """Service calls made by a runner for itself; no person is named."""
     ReleaseHolder: _aio.UnaryUnaryMultiCallable[_claims_pb2.ReleaseHolderRequest, _claims_pb2.ReleaseHolderResponse]  # type: ignore[assignment]
@@ -111,6 +119,16 @@ class ClaimsServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _claims_pb2.ListClaimEventsRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_claims_pb2.ListClaimEventsResponse, _abc.Awaitable[_claims_pb2.ListClaimEventsResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def FindClaim(
+        self,
+        request: _claims_pb2.FindClaimRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_claims_pb2.FindClaimResponse, _abc.Awaitable[_claims_pb2.FindClaimResponse]]:
+        """A runner's look for an operation's claim before it touches the page: one
+        call, whatever the task's number of claims.
+        """
 
     @_abc_1.abstractmethod
     def RenewHolder(

@@ -3,25 +3,13 @@ ever stored sealed, in `sealed_fields`."""
 
 import uuid
 from dataclasses import dataclass
-from datetime import datetime
 
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from nod_claims.domain import EntryKind
-from nod_claims.models import private_entries, vault_items
-
-
-@dataclass(frozen=True)
-class StoredItem:
-    id: str
-    kind: EntryKind
-    label: str
-    origin: str | None
-    masked_fields: dict[str, str]
-    sealed_fields: dict[str, str]
-    created_at: datetime
-    updated_at: datetime
+from nod_claims.domain.claims import EntryKind
+from nod_claims.domain.vault import StoredItem
+from nod_claims.store.models import private_entries, vault_items
 
 
 @dataclass(frozen=True)

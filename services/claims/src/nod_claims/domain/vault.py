@@ -5,8 +5,9 @@ import base64
 import binascii
 import re
 from dataclasses import dataclass
+from datetime import datetime
 
-from nod_claims.domain import EntryKind
+from nod_claims.domain.claims import EntryKind
 from nodkit import validation
 from nodkit.cards import digits_of, luhn_valid
 from nodkit.errors import InvalidArgument
@@ -95,6 +96,20 @@ def mask(name: str, value: str) -> str:
 
 def masked_fields(fields: dict[str, str]) -> dict[str, str]:
     return {name: mask(name, value) for name, value in fields.items()}
+
+
+@dataclass(frozen=True)
+class StoredItem:
+    """A saved item as the vault keeps it: masked copy for showing, sealed for using."""
+
+    id: str
+    kind: EntryKind
+    label: str
+    origin: str | None
+    masked_fields: dict[str, str]
+    sealed_fields: dict[str, str]
+    created_at: datetime
+    updated_at: datetime
 
 
 @dataclass(frozen=True)

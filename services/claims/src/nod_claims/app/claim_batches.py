@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 
 from psycopg_pool import AsyncConnectionPool
 
-from nod_claims import repository as repo
-from nod_claims.domain import ClaimRecord, ClaimRequest
+from nod_claims.domain.claims import ClaimRecord, ClaimRequest
+from nod_claims.store import claims as repo
 
 Granted = tuple[ClaimRecord, dict[str, str]]
 
@@ -62,7 +62,9 @@ class ClaimBatches:
         self._start_batches()
 
     def _take_batch(self) -> list[_Waiting]:
-        batch, keys, later = [], set(), []
+        batch: list[_Waiting] = []
+        later: list[_Waiting] = []
+        keys: set[tuple[str, str]] = set()
         for waiting in self._queue:
             if waiting.key in keys or len(batch) == self._max_batch:
                 later.append(waiting)

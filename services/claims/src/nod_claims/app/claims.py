@@ -7,25 +7,27 @@ from datetime import datetime
 from psycopg_pool import AsyncConnectionPool
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from nod_claims import repository as repo
-from nod_claims import vault_repository as vault_repo
-from nod_claims.claim_batches import ClaimBatches
-from nod_claims.domain import (
+from nod_claims.app.claim_batches import ClaimBatches
+from nod_claims.app.vault import ITEM_TABLE, PRIVATE_ENTRY_TABLE
+from nod_claims.domain.claims import (
     SAVED_KINDS,
     CheckResult,
     ClaimRecord,
     ClaimRequest,
     ClaimState,
     EntryKind,
+    OperationQuery,
     check_claim_request,
+    check_operation_query,
     check_reason,
     check_saved_item,
     existing_claim_answer,
     explain_refused_check,
     explain_refused_transition,
 )
-from nod_claims.vault_app import ITEM_TABLE, PRIVATE_ENTRY_TABLE
-from nodkit import validation
+from nod_claims.store import claims as repo
+from nod_claims.store import vault as vault_repo
+from nodkit import listing, validation
 from nodkit.crypto import Sealer, SealError
 from nodkit.errors import FailedPrecondition, NotFound
 from nodkit.logging import get_logger
@@ -118,8 +120,7 @@ class Claims:
                 log.info("claim.not_granted", claim_id=existing.id, state=existing.state.value)
                 return ClaimOutcome(False, existing_claim_answer(existing, request))
             if request.kind in SAVED_KINDS:
-                item = await vault_repo.get_item(conn, owner, request.item_id)
-                check_saved_item(item, request)
+                check_saved_item(await vault_repo.get_item(conn, owner, request.item_id), request)
             live = await repo.holder_is_live(conn, request.holder)
         if not live:
             raise FailedPrecondition(
@@ -132,8 +133,8 @@ class Claims:
 
     async def _take_secret(self, conn, owner: str, request: ClaimRequest) -> dict[str, str]:
         if request.kind in SAVED_KINDS:
-            item = await vault_repo.get_item(conn, owner, request.item_id)
-            check_saved_item(item, request)
+            found = await vault_repo.get_item(conn, owner, request.item_id)
+            item = check_saved_item(found, request)
             fields = self._sealer.open_fields(item.sealed_fields, owner, ITEM_TABLE, item.id)
             fields |= await self._take_entry(
                 conn, owner, request.companion_entry_id, EntryKind.SECURITY_CODE, request.task_id
@@ -189,11 +190,26 @@ class Claims:
         async with self._engine.connect() as conn:
             return await repo.list_events(conn, record.id)
 
-    async def list(self, owner, *, task_id, state, after, limit) -> list[ClaimRecord]:
+    async def find(self, owner: str, query: OperationQuery) -> ClaimRecord | None:
+        """The operation's claim, if it was claimed (a runner's look before it
+        touches the page); a claim of the id for another entry is refused."""
+        query = check_operation_query(query)
         async with self._engine.connect() as conn:
-            return await repo.list_claims(
-                conn, owner, task_id=task_id, state=state, after=after, limit=limit
-            )
+            existing = await repo.get_by_operation(conn, owner, query.operation_id)
+        return existing_claim_answer(existing, query) if existing else None
+
+    async def list(
+        self,
+        owner: str,
+        *,
+        task_id: str | None,
+        state: ClaimState | None,
+        page: listing.PageRequest,
+    ) -> listing.Page[ClaimRecord]:
+        if task_id is not None:
+            task_id = validation.printable_id("task_id", task_id)
+        async with self._engine.connect() as conn:
+            return await repo.list_claims(conn, owner, task_id=task_id, state=state, page=page)
 
     async def renew_holder(self, holder: str) -> HolderLease:
         holder = validation.printable_id("holder", holder)

@@ -4,6 +4,8 @@ import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import JSONB, UUID
 
 from nod_claims import SCHEMA
+from nodkit.history import History, history_table
+from nodkit.leases import Leases, leases_table
 
 metadata = sa.MetaData(schema=SCHEMA)
 
@@ -75,23 +77,9 @@ claims = sa.Table(
     sa.Index("claims_running_by_holder", "holder", postgresql_where=sa.text("state = 'running'")),
 )
 
-claim_events = sa.Table(
-    "claim_events",
-    metadata,
-    sa.Column("id", sa.BigInteger, sa.Identity(), primary_key=True),
-    sa.Column("claim_id", UUID(as_uuid=False), sa.ForeignKey(claims.c.id), nullable=False),
-    sa.Column("at", sa.DateTime(timezone=True), nullable=False, server_default=NOW),
-    sa.Column("actor", sa.Text, nullable=False),
-    sa.Column("from_state", sa.Text, nullable=True),
-    sa.Column("to_state", sa.Text, nullable=False),
-    sa.Column("reason", sa.Text, nullable=False, server_default=""),
-    sa.Index("claim_events_by_claim", "claim_id", "id"),
-)
+claim_events = history_table(metadata, "claim_events", claims.c.id, "claim_id")
+CLAIM_HISTORY = History(claim_events, key="claim_id")
 
-holders = sa.Table(
-    "holders",
-    metadata,
-    sa.Column("holder", sa.Text, primary_key=True),
-    sa.Column("lease_expires_at", sa.DateTime(timezone=True), nullable=False),
-    sa.Column("renewed_at", sa.DateTime(timezone=True), nullable=False, server_default=NOW),
-)
+# The leases of the runners holding claims (renewed by RenewHolder).
+holders = leases_table(metadata, "holders", key="holder")
+HOLDER_LEASES = Leases(holders)

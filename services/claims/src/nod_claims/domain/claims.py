@@ -6,7 +6,9 @@ change means and checks requests before anything is written.
 """
 
 from dataclasses import dataclass
+from datetime import datetime
 from enum import StrEnum
+from typing import Protocol, TypeVar
 
 from nodkit import validation
 from nodkit.errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound
@@ -40,6 +42,17 @@ ONE_TIME_KINDS = frozenset(
 MAX_REASON = 500
 
 
+class SavedItem(Protocol):
+    @property
+    def kind(self) -> "EntryKind": ...
+
+    @property
+    def origin(self) -> str | None: ...
+
+
+ItemT = TypeVar("ItemT", bound=SavedItem)
+
+
 @dataclass(frozen=True)
 class ClaimRequest:
     operation_id: str
@@ -64,19 +77,33 @@ class ClaimRecord:
     state: ClaimState
     check: CheckResult | None
     reason: str
-    created_at: object
-    updated_at: object
+    created_at: datetime
+    updated_at: datetime
 
-    def same_operation(self, request: ClaimRequest) -> bool:
+    def same_operation(self, asked: "ClaimRequest | OperationQuery") -> bool:
         """Same id and the same parameters: a resend, not a new operation.
-        The holder is not a parameter: a second runner asking gets the answer too."""
+        The holder is not a parameter: a second runner asking gets the answer
+        too. The origin is compared when the caller names one (a lookup by a
+        runner whose page has moved on since does not)."""
         return (
-            self.kind == request.kind
-            and self.item_id == request.item_id
-            and self.origin == request.origin
-            and self.task_id == request.task_id
-            and self.companion_entry_id == request.companion_entry_id
+            self.kind == asked.kind
+            and self.item_id == asked.item_id
+            and self.task_id == asked.task_id
+            and self.companion_entry_id == asked.companion_entry_id
+            and (asked.origin is None or self.origin == asked.origin)
         )
+
+
+@dataclass(frozen=True)
+class OperationQuery:
+    """A runner asking whether an operation was claimed already (FindClaim)."""
+
+    operation_id: str
+    kind: EntryKind
+    item_id: str
+    task_id: str
+    companion_entry_id: str | None = None
+    origin: None = None
 
 
 def check_claim_request(request: ClaimRequest) -> ClaimRequest:
@@ -94,7 +121,7 @@ def check_claim_request(request: ClaimRequest) -> ClaimRequest:
     )
 
 
-def check_saved_item(item, request: ClaimRequest) -> None:
+def check_saved_item(item: ItemT | None, request: ClaimRequest) -> ItemT:
     """The saved item exists, is the person's and of that kind, and a login
     is only released for its own site."""
     if item is None or item.kind != request.kind:
@@ -103,12 +130,26 @@ def check_saved_item(item, request: ClaimRequest) -> None:
         raise FailedPrecondition(
             "this saved login belongs to another site", reason="ORIGIN_MISMATCH"
         )
+    return item
 
 
-def existing_claim_answer(existing: ClaimRecord, request: ClaimRequest) -> ClaimRecord:
+def check_operation_query(query: OperationQuery) -> OperationQuery:
+    return OperationQuery(
+        operation_id=validation.printable_id("operation_id", query.operation_id),
+        kind=query.kind,
+        item_id=validation.uuid_id("item_id", query.item_id),
+        task_id=validation.printable_id("task_id", query.task_id),
+        companion_entry_id=query.companion_entry_id,
+    )
+
+
+def existing_claim_answer(
+    existing: ClaimRecord, asked: ClaimRequest | OperationQuery
+) -> ClaimRecord:
     """A claim for this operation exists: answer with it (no secret), unless
-    the caller reuses the id for something else."""
-    if not existing.same_operation(request):
+    the caller reuses the id for something else. The one reuse rule, for
+    Claim and for FindClaim alike."""
+    if not existing.same_operation(asked):
         raise AlreadyExists(
             "operation_id was already used for a different entry; use a new operation id",
             reason="OPERATION_ID_REUSED",

@@ -3,10 +3,15 @@ never read back here: listing shows the masked copy made at write time."""
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from nod_claims import vault_repository as vault_repo
-from nod_claims.domain import ONE_TIME_KINDS, EntryKind
-from nod_claims.vault import ItemInput, check_fields, check_item, masked_fields
-from nod_claims.vault_repository import StoredItem
+from nod_claims.domain.claims import ONE_TIME_KINDS, EntryKind
+from nod_claims.domain.vault import (
+    ItemInput,
+    StoredItem,
+    check_fields,
+    check_item,
+    masked_fields,
+)
+from nod_claims.store import vault as vault_repo
 from nodkit import validation
 from nodkit.crypto import Sealer
 from nodkit.errors import InvalidArgument, NotFound
@@ -40,12 +45,13 @@ class Vault:
             if item.id is None:
                 stored = await vault_repo.insert_item(conn, owner, item_id, **values)
             else:
-                stored = await vault_repo.replace_item(conn, owner, item_id, **values)
-                if stored is None:
+                replaced = await vault_repo.replace_item(conn, owner, item_id, **values)
+                if replaced is None:
                     existing = await vault_repo.get_item(conn, owner, item_id)
                     if existing is None:
                         raise NotFound("no such vault item", reason="ITEM_NOT_FOUND")
                     raise InvalidArgument("item.kind", "can't change the kind of a saved item")
+                stored = replaced
         log.info("vault.item_saved", item_id=stored.id, kind=stored.kind.value)
         return stored
 

@@ -1,16 +1,24 @@
-"""SQL for claims and holders. State changes are conditional updates whose
-row count says whether they happened; uniqueness is the database's job."""
+"""SQL for claims and their holders' leases. State changes go through
+nodkit.history.move (a conditional update and its history row in one
+statement); uniqueness is the database's job."""
 
 from datetime import datetime
+from typing import Any
 
 import psycopg
 import sqlalchemy as sa
 from psycopg.rows import namedtuple_row
-from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from nod_claims.domain import CheckResult, ClaimRecord, ClaimRequest, ClaimState, EntryKind
-from nod_claims.models import claim_events, claims, holders
+from nod_claims.domain.claims import (
+    CheckResult,
+    ClaimRecord,
+    ClaimRequest,
+    ClaimState,
+    EntryKind,
+)
+from nod_claims.store.models import CLAIM_HISTORY, HOLDER_LEASES, claims
+from nodkit import history, listing
 
 # One statement: insert the claim only if the holder's lease is live; a
 # second claim for the same operation does nothing and returns no row.
@@ -69,18 +77,14 @@ _CLAIM_SAVED_ITEMS = """
 """
 
 
-def _id(value) -> str | None:
+def to_record(row: Any) -> ClaimRecord:
     # Text statements hand back uuid.UUID; table statements, strings.
-    return None if value is None else str(value)
-
-
-def to_record(row) -> ClaimRecord:
     return ClaimRecord(
-        id=_id(row.id),
+        id=str(row.id),
         operation_id=row.operation_id,
         kind=EntryKind(row.kind),
-        item_id=_id(row.item_id),
-        companion_entry_id=_id(row.companion_entry_id),
+        item_id=str(row.item_id),
+        companion_entry_id=str(row.companion_entry_id) if row.companion_entry_id else None,
         origin=row.origin,
         task_id=row.task_id,
         holder=row.holder,
@@ -121,6 +125,7 @@ async def claim_saved_items(
         "task_id": [r.task_id for _, r in wanted],
         "holder": [r.holder for _, r in wanted],
     }
+    cursor: Any
     async with conn.cursor(row_factory=namedtuple_row) as cursor:
         await cursor.execute(_CLAIM_SAVED_ITEMS, columns)
         rows = await cursor.fetchall()
@@ -136,10 +141,7 @@ async def insert_running_claim(
 
 
 async def holder_is_live(conn: AsyncConnection, holder: str) -> bool:
-    query = sa.select(holders.c.holder).where(
-        holders.c.holder == holder, holders.c.lease_expires_at > sa.func.now()
-    )
-    return (await conn.execute(query)).first() is not None
+    return bool((await conn.execute(sa.select(HOLDER_LEASES.is_live(holder)))).scalar_one())
 
 
 async def add_event(
@@ -151,14 +153,14 @@ async def add_event(
     to_state: ClaimState,
     reason: str = "",
 ) -> None:
-    await conn.execute(
-        claim_events.insert().values(
-            claim_id=claim_id,
-            actor=actor,
-            from_state=from_state.value if from_state else None,
-            to_state=to_state.value,
-            reason=reason,
-        )
+    await history.record(
+        conn,
+        CLAIM_HISTORY,
+        claim_id,
+        actor=actor,
+        from_state=from_state,
+        to_state=to_state,
+        reason=reason,
     )
 
 
@@ -191,54 +193,40 @@ async def finish_running(
     reason: str = "",
 ) -> ClaimRecord | None:
     """RUNNING -> target, only for its holder. None if nothing matched."""
-    row = (
-        await conn.execute(
-            claims.update()
-            .where(
-                claims.c.owner == owner,
-                claims.c.id == claim_id,
-                claims.c.holder == holder,
-                claims.c.state == ClaimState.RUNNING.value,
-            )
-            .values(state=target.value, reason=reason, updated_at=sa.func.now())
-            .returning(claims)
-        )
-    ).first()
-    if row is None:
-        return None
-    await add_event(
-        conn, claim_id, actor=holder, from_state=ClaimState.RUNNING, to_state=target, reason=reason
+    moved = await history.move(
+        conn,
+        claims,
+        CLAIM_HISTORY,
+        claims.c.owner == owner,
+        claims.c.id == claim_id,
+        claims.c.holder == holder,
+        from_state=ClaimState.RUNNING,
+        to_state=target,
+        actor=holder,
+        reason=reason,
+        values={"reason": reason},
     )
-    return to_record(row)
+    return to_record(moved[0]) if moved else None
 
 
 async def record_check(
     conn: AsyncConnection, owner: str, claim_id: str, check: CheckResult
 ) -> ClaimRecord | None:
-    row = (
-        await conn.execute(
-            claims.update()
-            .where(
-                claims.c.owner == owner,
-                claims.c.id == claim_id,
-                claims.c.state == ClaimState.SUBMITTED.value,
-                claims.c.check_result.is_(None),
-            )
-            .values(check_result=check.value, updated_at=sa.func.now())
-            .returning(claims)
-        )
-    ).first()
-    if row is None:
-        return None
-    await add_event(
+    """Beside the SUBMITTED state, once."""
+    moved = await history.move(
         conn,
-        claim_id,
-        actor="check",
+        claims,
+        CLAIM_HISTORY,
+        claims.c.owner == owner,
+        claims.c.id == claim_id,
+        claims.c.check_result.is_(None),
         from_state=ClaimState.SUBMITTED,
         to_state=ClaimState.SUBMITTED,
+        actor="check",
         reason=f"check: {check.value}",
+        values={"check_result": check.value},
     )
-    return to_record(row)
+    return to_record(moved[0]) if moved else None
 
 
 async def list_claims(
@@ -247,48 +235,22 @@ async def list_claims(
     *,
     task_id: str | None,
     state: ClaimState | None,
-    after: tuple[datetime, str] | None,
-    limit: int,
-) -> list[ClaimRecord]:
+    page: listing.PageRequest,
+) -> listing.Page[ClaimRecord]:
     query = sa.select(claims).where(claims.c.owner == owner)
     if task_id is not None:
         query = query.where(claims.c.task_id == task_id)
     if state is not None:
         query = query.where(claims.c.state == state.value)
-    if after is not None:
-        created_at, claim_id = after
-        query = query.where(
-            sa.tuple_(claims.c.created_at, claims.c.id)
-            > sa.tuple_(
-                sa.literal(created_at, sa.DateTime(timezone=True)),
-                sa.literal(claim_id, claims.c.id.type),
-            )
-        )
-    query = query.order_by(claims.c.created_at, claims.c.id).limit(limit)
-    return [to_record(row) for row in await conn.execute(query)]
+    return await listing.fetch_page(conn, query, claims, page, to_record)
 
 
-async def list_events(conn: AsyncConnection, claim_id: str):
-    query = (
-        sa.select(claim_events)
-        .where(claim_events.c.claim_id == claim_id)
-        .order_by(claim_events.c.id)
-    )
-    return list(await conn.execute(query))
+async def list_events(conn: AsyncConnection, claim_id: str) -> list[sa.Row]:
+    return await history.events(conn, CLAIM_HISTORY, claim_id)
 
 
 async def renew_lease(conn: AsyncConnection, holder: str, ttl_s: float) -> datetime:
-    expires = sa.func.now() + sa.func.make_interval(0, 0, 0, 0, 0, 0, ttl_s)
-    statement = (
-        insert(holders)
-        .values(holder=holder, lease_expires_at=expires)
-        .on_conflict_do_update(
-            index_elements=[holders.c.holder],
-            set_={"lease_expires_at": expires, "renewed_at": sa.func.now()},
-        )
-        .returning(holders.c.lease_expires_at)
-    )
-    return (await conn.execute(statement)).scalar_one()
+    return await HOLDER_LEASES.renew(conn, holder, ttl_s)
 
 
 async def count_running_claims_of(conn: AsyncConnection, holder: str) -> int:
@@ -298,38 +260,33 @@ async def count_running_claims_of(conn: AsyncConnection, holder: str) -> int:
     return (await conn.execute(query)).scalar_one()
 
 
-# Ends RUNNING claims as UNCERTAIN and writes their history in one statement,
-# so a claim can't change without its event even if two replicas sweep at once.
-_SWEEP = """
-    WITH ended AS (
-        UPDATE claims.claims c
-           SET state = 'uncertain', reason = :reason, updated_at = now()
-         WHERE c.state = 'running' AND {condition}
-        RETURNING c.*
-    ), logged AS (
-        INSERT INTO claims.claim_events (claim_id, actor, from_state, to_state, reason)
-        SELECT id, :actor, 'running', 'uncertain', :reason FROM ended
+async def _end_running(
+    conn: AsyncConnection, condition: sa.ColumnElement[bool], *, actor: str, reason: str
+) -> list[ClaimRecord]:
+    ended = await history.move(
+        conn,
+        claims,
+        CLAIM_HISTORY,
+        condition,
+        from_state=ClaimState.RUNNING,
+        to_state=ClaimState.UNCERTAIN,
+        actor=actor,
+        reason=reason,
+        values={"reason": reason},
     )
-    SELECT * FROM ended ORDER BY created_at
-"""
-_RELEASE_HOLDER = sa.text(_SWEEP.format(condition="c.holder = :holder"))
-_SWEEP_EXPIRED = sa.text(
-    _SWEEP.format(
-        condition="c.holder IN (SELECT holder FROM claims.holders WHERE lease_expires_at <= now())"
-    )
-)
+    return [to_record(row) for row in ended]
 
 
 async def release_holder(conn: AsyncConnection, holder: str, reason: str) -> list[ClaimRecord]:
-    rows = await conn.execute(
-        _RELEASE_HOLDER, {"holder": holder, "reason": reason, "actor": f"release:{holder}"}
+    return await _end_running(
+        conn, claims.c.holder == holder, actor=f"release:{holder}", reason=reason
     )
-    return [to_record(row) for row in rows]
 
 
 async def sweep_expired_leases(conn: AsyncConnection, actor: str) -> list[ClaimRecord]:
-    rows = await conn.execute(
-        _SWEEP_EXPIRED,
-        {"reason": "the runner holding it stopped renewing its lease", "actor": actor},
+    return await _end_running(
+        conn,
+        HOLDER_LEASES.lapsed(claims.c.holder),
+        actor=actor,
+        reason="the runner holding it stopped renewing its lease",
     )
-    return [to_record(row) for row in rows]

@@ -1,0 +1,115 @@
+"""Who may call what: the one table of callers per method, for every service.
+
+Each calling service presents its own token (NOD_SERVICE_TOKENS=
+browser:<token>,tasks:<token>,gateway:<token>,payments:<token>) and may call
+only the methods listed for it here. The single NOD_SERVICE_TOKEN is the
+one-machine and scripting credential: it may call everything. A method
+missing from the table is open to that token alone (fail closed).
+"""
+
+import hmac
+from collections.abc import Iterable, Mapping
+
+from pydantic import SecretStr
+
+ALL = "*"  # the caller presenting NOD_SERVICE_TOKEN
+
+BROWSER, TASKS, GATEWAY, PAYMENTS = "browser", "tasks", "gateway", "payments"
+
+_CLAIMS = "/nod.claims.v1.ClaimsService/"
+_VAULT = "/nod.claims.v1.VaultService/"
+_APPROVALS = "/nod.approvals.v1.ApprovalsService/"
+_PAYMENTS = "/nod.payments.v1.PaymentsService/"
+_BROWSER = "/nod.browser.v1.BrowserService/"
+_TASKS = "/nod.tasks.v1.TasksService/"
+
+
+def _methods(prefix: str, names: str, callers: Iterable[str]) -> dict[str, frozenset[str]]:
+    return {prefix + name: frozenset(callers) for name in names.split()}
+
+
+ALLOWED_CALLERS: Mapping[str, frozenset[str]] = {
+    # Only the runner that types a value claims it, ends it and keeps its lease.
+    **_methods(
+        _CLAIMS, "Claim MarkSubmitted MarkUncertain FindClaim RenewHolder ReleaseHolder", [BROWSER]
+    ),
+    **_methods(_CLAIMS, "RecordCheck", [TASKS]),
+    **_methods(_CLAIMS, "GetClaim", [TASKS, GATEWAY, PAYMENTS]),
+    **_methods(_CLAIMS, "ListClaims ListClaimEvents", [TASKS, GATEWAY]),
+    # The person's own values come in through the gateway only.
+    **_methods(_VAULT, "PutItem DeleteItem PutPrivateEntry", [GATEWAY]),
+    **_methods(_VAULT, "ListItems", [TASKS, GATEWAY]),
+    **_methods(_VAULT, "DiscardPrivateEntries", [TASKS, GATEWAY]),
+    # A task proposes; the person decides and manages accounts in the UI.
+    **_methods(_APPROVALS, "Propose CancelForTask", [TASKS]),
+    **_methods(_APPROVALS, "Decide ConnectAccount DisconnectAccount", [GATEWAY]),
+    **_methods(
+        _APPROVALS,
+        "GetApproval ListApprovals ListApprovalEvents WatchApproval ListAccounts",
+        [TASKS, GATEWAY],
+    ),
+    # A task asks for a payment and drives its card entry; the person says yes.
+    **_methods(
+        _PAYMENTS,
+        "CreatePayment StartCardEntry RecordSubmitted RecordUncertain RecordOutcome CancelForTask",
+        [TASKS],
+    ),
+    **_methods(_PAYMENTS, "ConfirmPayment SetLimits", [GATEWAY]),
+    **_methods(
+        _PAYMENTS,
+        "GetPayment ListPayments ListPaymentEvents WatchPayment GetLimits",
+        [TASKS, GATEWAY],
+    ),
+    # The browser is driven by tasks; the UI may list and close sessions.
+    **_methods(
+        _BROWSER, "OpenSession Navigate ReadPage Click TypeText EnterPrivate CloseSession", [TASKS]
+    ),
+    **_methods(_BROWSER, "CloseTaskSessions ListSessions", [TASKS, GATEWAY]),
+    # Tasks are the person's, through the UI.
+    **_methods(
+        _TASKS,
+        "StartTask GetTask ListTasks WatchTask ListTaskEvents Stop Continue"
+        " SubmitPrivateForm AnswerQuestion ResolveUncertain",
+        [GATEWAY],
+    ),
+}
+
+
+def parse_service_tokens(setting: str) -> dict[str, SecretStr]:
+    """`name:token,name:token` -> {name: token}. Names are caller names above."""
+    tokens: dict[str, SecretStr] = {}
+    for part in filter(None, (p.strip() for p in setting.split(","))):
+        name, sep, token = part.partition(":")
+        if not sep or not name or not token:
+            raise ValueError("NOD_SERVICE_TOKENS must be name:token pairs, comma-separated")
+        if name in tokens:
+            raise ValueError(f"NOD_SERVICE_TOKENS names {name!r} twice")
+        tokens[name] = SecretStr(token)
+    return tokens
+
+
+class Callers:
+    """Tells a presented `authorization` value's caller, and what it may call."""
+
+    def __init__(self, *, everything: SecretStr | None, services: Mapping[str, SecretStr]) -> None:
+        self._bearers = [(ALL, _bearer(everything))] if everything else []
+        self._bearers += [(name, _bearer(token)) for name, token in services.items()]
+        if not self._bearers:
+            raise ValueError("set NOD_SERVICE_TOKEN or NOD_SERVICE_TOKENS")
+
+    def caller_of(self, authorization: str) -> str | None:
+        presented = authorization.encode()
+        found = None
+        for name, expected in self._bearers:
+            # Every token is compared, so the time taken names none of them.
+            if hmac.compare_digest(presented, expected) and found is None:
+                found = name
+        return found
+
+    @staticmethod
+    def may_call(caller: str, method: str) -> bool:
+        return caller == ALL or caller in ALLOWED_CALLERS.get(method, ())
+
+
+def _bearer(token: SecretStr) -> bytes:
+    return f"Bearer {token.get_secret_value()}".encode()

@@ -1,0 +1,133 @@
+"""A state change and its history row, always together.
+
+Every record that moves through states (a claim, an approval and its
+execution, a payment) has a history table of the same shape. move() is one
+statement: a conditional UPDATE (`WHERE state = <from>`) whose returned rows
+say what moved (none when another change won the race), with the INSERT of
+their history rows in the same statement, so nothing changes without its
+event, even when two replicas sweep at once.
+"""
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import UUID
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+NOW = sa.text("now()")
+
+
+def history_table(
+    metadata: sa.MetaData, name: str, record: sa.Column, key: str, *extra: sa.Column
+) -> sa.Table:
+    """`<name>(id, <key> -> record, *extra, at, actor, from_state, to_state, reason)`."""
+    return sa.Table(
+        name,
+        metadata,
+        sa.Column("id", sa.BigInteger, sa.Identity(), primary_key=True),
+        sa.Column(key, UUID(as_uuid=False), sa.ForeignKey(record), nullable=False),
+        *extra,
+        sa.Column("at", sa.DateTime(timezone=True), nullable=False, server_default=NOW),
+        sa.Column("actor", sa.Text, nullable=False),
+        sa.Column("from_state", sa.Text, nullable=True),
+        sa.Column("to_state", sa.Text, nullable=False),
+        sa.Column("reason", sa.Text, nullable=False, server_default=""),
+        sa.Index(f"{name}_by_{key.removesuffix('_id')}", key, "id"),
+    )
+
+
+@dataclass(frozen=True)
+class History:
+    """Where a table's changes are written down."""
+
+    table: sa.Table
+    # The history column naming the record, and the changed table's column
+    # that fills it (an execution's history is its approval's).
+    key: str
+    record_key: str = "id"
+    # Columns with the same value on every row written from this table.
+    fixed: Mapping[str, str] = field(default_factory=dict)
+
+    def row(self, record_id: Any, *, actor: str, from_state, to_state, reason: str = "") -> dict:
+        return {
+            self.key: record_id,
+            **self.fixed,
+            "actor": actor,
+            "from_state": from_state,
+            "to_state": to_state,
+            "reason": reason,
+        }
+
+
+async def record(
+    conn: AsyncConnection,
+    history: History,
+    record_id: Any,
+    *,
+    actor: str,
+    to_state: str,
+    from_state: str | None = None,
+    reason: str = "",
+) -> None:
+    """A history row for a change made by another statement (a new record)."""
+    await conn.execute(
+        history.table.insert().values(
+            history.row(
+                record_id, actor=actor, from_state=from_state, to_state=to_state, reason=reason
+            )
+        )
+    )
+
+
+async def move(
+    conn: AsyncConnection,
+    table: sa.Table,
+    history: History,
+    *where: sa.ColumnElement[bool],
+    from_state: str,
+    to_state: str,
+    actor: str,
+    reason: str = "",
+    values: Mapping[str, Any] | None = None,
+) -> list[sa.Row]:
+    """`from_state` -> `to_state` for the rows matching `where`, setting
+    `values` (and `updated_at`, where the table has one); returns the moved
+    rows, oldest first, each with its history row written."""
+    stamps = {"updated_at": sa.func.now()} if "updated_at" in table.c else {}
+    moved = (
+        table.update()
+        .where(table.c.state == from_state, *where)
+        .values(state=to_state, **stamps, **(values or {}))
+        .returning(*table.c)
+        .cte("moved")
+    )
+    written = history.row(
+        None, actor=actor, from_state=from_state, to_state=to_state, reason=reason
+    )
+    columns = [name for name in written if name != history.key]
+    logged = (
+        history.table.insert()
+        .from_select(
+            [history.key, *columns],
+            sa.select(
+                moved.c[history.record_key],
+                *(sa.literal(written[name], sa.Text) for name in columns),
+            ),
+        )
+        .cte("logged")
+    )
+    order = [moved.c[name] for name in ("created_at", "started_at", "id") if name in moved.c]
+    query = sa.select(moved).add_cte(logged).order_by(*order)
+    return list(await conn.execute(query))
+
+
+async def events(conn: AsyncConnection, history: History, record_id: str) -> list[sa.Row]:
+    """A record's history, oldest first."""
+    query = (
+        sa.select(history.table)
+        .where(history.table.c[history.key] == record_id)
+        .order_by(history.table.c.id)
+    )
+    return list(await conn.execute(query))

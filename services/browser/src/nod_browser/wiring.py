@@ -1,0 +1,55 @@
+"""Builds the browser runner from its settings: one Chromium per process, the
+live sessions, the claims client, the servicer; the boot release (before
+SERVING) and the holder lease renewal (G12). Nothing else constructs them."""
+
+from nod.browser.v1 import browser_pb2, browser_pb2_grpc
+from nod_browser.chromium import Chromium
+from nod_browser.claims_client import ClaimsClient
+from nod_browser.lease import release_previous_life
+from nod_browser.private_entry import PrivateEntries
+from nod_browser.servicer import BrowserServicer
+from nod_browser.sessions import Sessions
+from nod_browser.settings import BrowserSettings
+from nodkit.background import every
+from nodkit.service import GrpcService, Service
+
+SERVICES = browser_pb2.DESCRIPTOR.services_by_name
+
+
+async def build(settings: BrowserSettings, *, chromium: Chromium | None = None) -> Service:
+    """Tests may share one Chromium between runners (`chromium`); it is then
+    theirs to close."""
+    own_chromium = chromium is None
+    browser = chromium or await Chromium.launch(settings.chromium)
+    claims = ClaimsClient(
+        settings.claims_addr,
+        settings.own_token("browser"),
+        settings.instance_id,
+        settings.claims_timeout_s,
+    )
+    sessions = Sessions(settings.max_sessions)
+    entries = PrivateEntries(claims, settings)
+
+    async def renew() -> None:
+        # Well inside the claims service's lease ttl; a failed round is tried again.
+        await every(settings.lease_renew_s, claims.renew_holder, event="holder.renew")
+
+    async def close() -> None:
+        await sessions.close_all()  # in-flight entries end UNCERTAIN first
+        await claims.close()
+        if own_chromium:
+            await browser.close()
+
+    return Service(
+        name="browser",
+        grpc_services=[
+            GrpcService(
+                SERVICES["BrowserService"],
+                browser_pb2_grpc.add_BrowserServiceServicer_to_server,
+                BrowserServicer(browser, sessions, entries, settings),
+            )
+        ],
+        boot=lambda: release_previous_life(claims, settings.migration_poll_s),
+        background=[renew],
+        close=close,
+    )

@@ -1,0 +1,67 @@
+"""Builds the claims service from its settings: the database engine and the
+hot-path pool, the vault and the claims, their servicers, the boot sweep
+and the sweeper. Nothing else constructs them."""
+
+from nod.claims.v1 import claims_pb2, claims_pb2_grpc
+from nod_claims import MIGRATIONS, SCHEMA
+from nod_claims.api.claims import ClaimsServicer
+from nod_claims.api.vault import VaultServicer
+from nod_claims.app.claims import Claims
+from nod_claims.app.vault import Vault
+from nod_claims.recovery import sweep_once
+from nod_claims.settings import ClaimsSettings
+from nodkit.background import every
+from nodkit.crypto import Sealer
+from nodkit.db import answers, create_engine, open_hot_path_pool
+from nodkit.service import GrpcService, Service
+
+SERVICES = claims_pb2.DESCRIPTOR.services_by_name
+
+
+async def build(settings: ClaimsSettings) -> Service:
+    engine = create_engine(settings, SCHEMA)
+    hot_pool = await open_hot_path_pool(settings, SCHEMA, settings.db_pool_size)
+    sealer = Sealer(settings.vault_key.get_secret_value())
+    claims = Claims(
+        engine,
+        hot_pool,
+        sealer,
+        lease_ttl_s=settings.lease_ttl_s,
+        concurrent_claim_batches=settings.claim_batches,
+    )
+    vault = Vault(engine, sealer, private_entry_ttl_s=settings.private_entry_ttl_s)
+
+    async def boot() -> None:
+        await MIGRATIONS.wait_until_at_head(engine, settings.migration_poll_s)
+        await sweep_once(engine, settings.instance_id)
+
+    async def sweep() -> None:
+        await every(
+            settings.sweep_interval_s,
+            lambda: sweep_once(engine, settings.instance_id),
+            event="sweep",
+        )
+
+    async def close() -> None:
+        await hot_pool.close()
+        await engine.dispose()
+
+    return Service(
+        name="claims",
+        grpc_services=[
+            GrpcService(
+                SERVICES["ClaimsService"],
+                claims_pb2_grpc.add_ClaimsServiceServicer_to_server,
+                ClaimsServicer(claims),
+            ),
+            GrpcService(
+                SERVICES["VaultService"],
+                claims_pb2_grpc.add_VaultServiceServicer_to_server,
+                VaultServicer(vault),
+            ),
+        ],
+        boot=boot,
+        background=[sweep],
+        probe=lambda: answers(engine),
+        close=close,
+    )

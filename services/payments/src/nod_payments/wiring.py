@@ -1,0 +1,52 @@
+"""Builds the payments service from its settings: the engine, this
+instance's lease, the use cases and their servicer, the boot reconcile and
+the sweeper. Nothing else constructs them."""
+
+from nod.payments.v1 import payments_pb2, payments_pb2_grpc
+from nod_payments import MIGRATIONS, SCHEMA
+from nod_payments.apps import build_apps
+from nod_payments.models import INSTANCE_LEASES
+from nod_payments.recovery import release_own_running, sweep_once
+from nod_payments.servicer import PaymentsServicer
+from nod_payments.settings import PaymentsSettings
+from nodkit.background import every
+from nodkit.db import answers, create_engine
+from nodkit.leases import OwnLease
+from nodkit.service import GrpcService, Service
+
+SERVICES = payments_pb2.DESCRIPTOR.services_by_name
+
+
+async def build(settings: PaymentsSettings) -> Service:
+    engine = create_engine(settings, SCHEMA)
+    lease = OwnLease(engine, INSTANCE_LEASES, settings.instance_id, settings.lease_ttl_s)
+    servicer = PaymentsServicer(build_apps(settings, engine, lease))
+
+    async def boot() -> None:
+        """Before SERVING: this instance's cut-off card entries end UNCERTAIN."""
+        await MIGRATIONS.wait_until_at_head(engine, settings.migration_poll_s)
+        await lease.renew()
+        await release_own_running(engine, settings.instance_id)
+        await sweep_once(engine, settings.instance_id)
+
+    async def sweep() -> None:
+        await every(
+            settings.sweep_interval_s,
+            lambda: sweep_once(engine, settings.instance_id),
+            event="sweep",
+        )
+
+    return Service(
+        name="payments",
+        grpc_services=[
+            GrpcService(
+                SERVICES["PaymentsService"],
+                payments_pb2_grpc.add_PaymentsServiceServicer_to_server,
+                servicer,
+            )
+        ],
+        boot=boot,
+        background=[lease.keep_alive(), sweep],
+        probe=lambda: answers(engine),
+        close=engine.dispose,
+    )
