@@ -87,7 +87,7 @@ async def test_filled_card_fields_read_back_masked(browser_stub, vault_stub, as_
 
 
 async def test_the_canaries_appear_in_no_log_line_reply_or_page(
-    browser_stub, vault_stub, as_person, shop_site, log_tee
+    browser_stub, vault_stub, as_person, shop_site, log_tee, claims_peer
 ):
     item = await put_shop_login(vault_stub, as_person, shop_site, SHOP_USERNAME, CANARY_PASSWORD)
     session_id, page = await browser_open(browser_stub, as_person, f"{shop_site.url}/login")
@@ -119,5 +119,14 @@ async def test_the_canaries_appear_in_no_log_line_reply_or_page(
     after = await browser_read(browser_stub, as_person, session_id)
     assert login.claim.state == wrong.claim.state == paid.claim.state
     assert paid.claim.state == claims_pb2.CLAIM_STATE_SUBMITTED
-    assert log_tee.lines, "the services' log lines are captured"
-    assert_no_canary(str(login), str(wrong), str(paid), str(paid_page), str(after), log_tee.text())
+    assert log_tee.lines, "the browser's log lines are captured"
+    assert "claim.finished" in claims_peer.log_text(), "the claims service's log is read"
+    assert_no_canary(
+        str(login),
+        str(wrong),
+        str(paid),
+        str(paid_page),
+        str(after),
+        log_tee.text(),
+        claims_peer.log_text(),
+    )

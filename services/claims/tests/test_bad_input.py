@@ -5,9 +5,10 @@ import pytest
 
 from nod.claims.v1 import claims_pb2 as pb
 from nodkit.client import call_metadata
+from nodtest.claims import CANARY_CARD, op_id, put_login
 from nodtest.rpc import expect_error
 
-from .support import CANARY_CARD, live_holder, op_id, put_login
+from .support import live_holder
 
 INVALID = grpc.StatusCode.INVALID_ARGUMENT
 NOT_A_UUID = "not-a-uuid"

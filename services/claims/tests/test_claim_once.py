@@ -4,8 +4,9 @@ only that reply carries the private value."""
 import asyncio
 
 from nod.claims.v1 import claims_pb2 as pb
+from nodtest.claims import CANARY_PASSWORD, op_id, put_login
 
-from .support import CANARY_PASSWORD, claim_request, live_holder, op_id, put_login
+from .support import claim_request, live_holder
 
 CALLERS = 64
 OPERATIONS = 200

@@ -5,15 +5,9 @@ outside the ciphertext."""
 import grpc
 
 from nod.claims.v1 import claims_pb2 as pb
+from nodtest.claims import CANARY_CARD, CANARY_PASSWORD, put_card, put_login
 
-from .support import (
-    CANARY_CARD,
-    CANARY_PASSWORD,
-    claim_request,
-    live_holder,
-    put_card,
-    put_login,
-)
+from .support import claim_request, live_holder
 
 CANARIES = (CANARY_PASSWORD, CANARY_CARD, "4111 1111 1111 1111")
 

@@ -6,9 +6,10 @@ import asyncio
 import grpc
 
 from nod.claims.v1 import claims_pb2 as pb
+from nodtest.claims import CANARY_CARD, op_id, put_card
 from nodtest.rpc import expect_error
 
-from .support import CANARY_CARD, claim_request, live_holder, op_id, put_card
+from .support import claim_request, live_holder
 
 NOT_FOUND = grpc.StatusCode.NOT_FOUND
 

@@ -12,9 +12,10 @@ import pytest
 from nod.claims.v1 import claims_pb2 as pb
 from nod.claims.v1 import claims_pb2_grpc
 from nodkit.client import open_channel
+from nodtest.claims import put_login
 from nodtest.processes import ServiceProcess, free_port, wait_until_serving
 
-from .support import claim_request, put_login
+from .support import claim_request
 
 LEASE_TTL_S = 10.0
 

@@ -6,9 +6,10 @@ import psycopg
 import pytest
 
 from nod.claims.v1 import claims_pb2 as pb
+from nodtest.claims import op_id, put_login
 from nodtest.rpc import expect_error
 
-from .support import claim_request, live_holder, op_id, put_login
+from .support import claim_request, live_holder
 
 FAILED = grpc.StatusCode.FAILED_PRECONDITION
 

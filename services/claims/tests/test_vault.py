@@ -6,16 +6,10 @@ import pytest
 
 from nod.claims.v1 import claims_pb2 as pb
 from nodkit.client import call_metadata
+from nodtest.claims import CANARY_CARD, CANARY_PASSWORD, put_card, put_login
 from nodtest.rpc import expect_error
 
-from .support import (
-    CANARY_CARD,
-    CANARY_PASSWORD,
-    claim_request,
-    live_holder,
-    put_card,
-    put_login,
-)
+from .support import claim_request, live_holder
 
 NOT_FOUND = grpc.StatusCode.NOT_FOUND
 SOME_UUID = "7d1f4f5e-5d7c-4a4e-9b8e-3c2b1a0f9e8d"

@@ -15,7 +15,6 @@ from nodtest.database import create_test_database, drop_test_database, libpq_url
 from nodtest.logcapture import LogTee
 
 pytest_plugins = [
-    "nodtest.claims",
     "nodtest.mail",
     "nodtest.approvals",
     "nodtest.browser",
@@ -69,7 +68,7 @@ def as_person(service_token, person):
     return call_metadata(service_token, person)
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def service_env(database_url, service_token, vault_key) -> dict[str, str]:
     """The environment a service process needs."""
     return {

@@ -74,3 +74,28 @@ class ServiceProcess:
 
     def log_text(self) -> str:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+
+class Peer:
+    """Another service a suite depends on, run as its own process (as
+    deployed): migrated, listening on a free port, SERVING. Its log is a file
+    the tests can read (what a log contains, and never contains)."""
+
+    def __init__(self, name: str, env: dict[str, str], log_path: pathlib.Path) -> None:
+        self.name = name
+        self.address = f"127.0.0.1:{free_port()}"
+        env = {**env, f"NOD_{name.upper()}_LISTEN": self.address}
+        env.setdefault("NOD_INSTANCE_ID", f"{name}-peer")
+        self.process = ServiceProcess(f"nod_{name}", env, log_path)
+
+    async def start(self) -> "Peer":
+        await asyncio.to_thread(run_migrate, self.process.module, self.process.env)
+        self.process.start()
+        await wait_until_serving(self.address)
+        return self
+
+    def log_text(self) -> str:
+        return self.process.log_text()
+
+    def stop(self) -> None:
+        self.process.stop()
