@@ -20,9 +20,10 @@ NOW = sa.text("now()")
 
 
 def history_table(
-    metadata: sa.MetaData, name: str, record: sa.Column, key: str, *extra: sa.Column
+    metadata: sa.MetaData, name: str, record: sa.Column, key: str, *extra: sa.schema.SchemaItem
 ) -> sa.Table:
-    """`<name>(id, <key> -> record, *extra, at, actor, from_state, to_state, reason)`."""
+    """`<name>(id, <key> -> record, *extra, at, actor, from_state, to_state, reason)`;
+    `extra` may add columns (an approval's `subject`) and their constraints."""
     return sa.Table(
         name,
         metadata,
