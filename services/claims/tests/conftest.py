@@ -49,3 +49,29 @@ def claims_stub(claims_channel) -> claims_pb2_grpc.ClaimsServiceStub:
 @pytest.fixture(scope="session")
 def vault_stub(claims_channel) -> claims_pb2_grpc.VaultServiceStub:
     return claims_pb2_grpc.VaultServiceStub(claims_channel)
+
+
+@pytest.fixture
+async def claims_with(claims_migrated, service_token, vault_key, log_tee):
+    """start(**settings) -> (address, stub, vault stub) of an extra claims
+    server with those settings; stopped after the test."""
+    started = []
+
+    async def start(**overrides):
+        overrides.setdefault("instance_id", "claims-extra")
+        overrides.setdefault("service_token", service_token)
+        values = {"database_url": claims_migrated, "vault_key": vault_key, **overrides}
+        settings = ClaimsSettings(**values)
+        running = await service.start(await build(settings), settings, listen="127.0.0.1:0")
+        channel = open_channel(running.address)
+        started.append((running, channel))
+        return (
+            running.address,
+            claims_pb2_grpc.ClaimsServiceStub(channel),
+            claims_pb2_grpc.VaultServiceStub(channel),
+        )
+
+    yield start
+    for running, channel in started:
+        await channel.close()
+        await running.stop()

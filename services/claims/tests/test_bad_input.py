@@ -138,6 +138,17 @@ ITEM_CASES = [
         ),
     ),
     (
+        "item.label",
+        pb.VaultItem(
+            kind=pb.ENTRY_KIND_CARD,
+            label="my visa 4111 1111 1111 1111",
+            fields={"number": CANARY_CARD, "expiry": "12/29"},
+        ),
+    ),
+    ("item.label", pb.VaultItem(kind=pb.ENTRY_KIND_CARD, label="a\x00b", fields=card().fields)),
+    ("item.fields", login(**{"pass\x00word": "x"})),
+    ("item.fields.username", login(username="ada\x00")),
+    (
         "item.id",
         pb.VaultItem(
             id=NOT_A_UUID,
@@ -280,3 +291,17 @@ async def test_calls_without_a_person_or_a_token_are_refused(claims_stub, servic
         grpc.StatusCode.UNAUTHENTICATED,
         reason="BAD_SERVICE_TOKEN",
     )
+
+
+async def test_a_huge_map_key_is_refused_without_being_copied_into_the_error(
+    vault_stub, as_person, db, person
+):
+    before = await rows_of(db, person)
+    huge = "k" * 1_000_000
+    error = await expect_error(
+        vault_stub.PutItem(pb.PutItemRequest(item=login(**{huge: "v"})), metadata=as_person),
+        INVALID,
+        field="item.fields",
+    )
+    assert len(error.message) < 200 and "kkkk" not in error.message
+    assert await rows_of(db, person) == before

@@ -107,9 +107,7 @@ async def test_sigkill_and_restart(claims_process, as_person):
             pb.ReleaseHolderRequest(holder="runner-restarting", reason="runner restarted"),
             metadata=as_person,
         )
-        assert sorted(c.id for c in released.claims) == sorted(
-            c.id for c in made["runner-restarting"]
-        )
+        assert released.released == len(made["runner-restarting"])
         assert await states(stub, as_person, made["runner-restarting"]) == {
             pb.CLAIM_STATE_UNCERTAIN
         }

@@ -53,7 +53,12 @@ def read_only_retry_config(service_names: Sequence[str], read_methods: Sequence[
 
 
 def open_channel(address: str, *, service_config: str | None = None) -> grpc.aio.Channel:
-    options: list[tuple[str, Any]] = [("grpc.enable_retries", 1 if service_config else 0)]
+    options: list[tuple[str, Any]] = [
+        ("grpc.enable_retries", 1 if service_config else 0),
+        # Connections belong to this channel: a new channel to a peer that just
+        # restarted connects afresh instead of sharing another's backoff.
+        ("grpc.use_local_subchannel_pool", 1),
+    ]
     if service_config:
         options.append(("grpc.service_config", service_config))
     return grpc.aio.insecure_channel(address, options=options)

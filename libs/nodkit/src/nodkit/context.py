@@ -9,3 +9,12 @@ user: contextvars.ContextVar[str | None] = contextvars.ContextVar("user", defaul
 caller: contextvars.ContextVar[str | None] = contextvars.ContextVar("caller", default=None)
 # When the caller stops waiting, on the event loop's clock (None: no deadline).
 deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar("deadline", default=None)
+
+
+def detached_context() -> contextvars.Context:
+    """This call's context without its deadline: for work that must run to
+    its end after the caller stops waiting (a grant, a decided action's
+    execution), so its database calls are bounded by their own limit only."""
+    copied = contextvars.copy_context()
+    copied.run(deadline.set, None)
+    return copied

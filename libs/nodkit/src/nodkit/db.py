@@ -1,19 +1,42 @@
 """Async SQLAlchemy 2 on psycopg 3, one PostgreSQL schema per service.
 
-Every connection gets the service's schema as its search path and a
-statement timeout, so no database call can wait forever (STYLE.md 4).
+No database call may wait forever (STYLE.md 4), even when the server stops
+answering without closing anything (a frozen server: the kernel still
+acknowledges every packet, so no TCP timeout fires):
+- the server ends a statement past its statement timeout, a lock wait past
+  its lock timeout, an idle transaction past four times that;
+- TCP keepalives and tcp_user_timeout end a connection whose peer is gone;
+- and the client bounds every transaction (BoundedEngine): by the caller's
+  gRPC deadline and by `db_call_timeout_s`, whichever comes first. A
+  transaction cut off this way answers DEADLINE_EXCEEDED, "may have
+  happened" (nodkit.status): its COMMIT may or may not have landed.
 
 No pre-ping on checkout: it would cost a round trip per call, and a dead
 connection already surfaces as UNAVAILABLE ("may have happened") and is
 dropped from the pool.
 """
 
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+
 import sqlalchemy as sa
 from psycopg_pool import AsyncConnectionPool
 from sqlalchemy.engine import make_url
-from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
+from nodkit import context
 from nodkit.settings import ServiceSettings
+
+# libpq's own TCP settings: a connection whose peer vanished is given up
+# within about 15 s instead of the kernel's default of many minutes.
+TCP_SETTINGS = {
+    "keepalives": 1,
+    "keepalives_idle": 5,
+    "keepalives_interval": 2,
+    "keepalives_count": 3,
+    "tcp_user_timeout": 15_000,
+}
 
 
 def connect_options(schema: str, statement_timeout_ms: int) -> str:
@@ -24,8 +47,40 @@ def connect_options(schema: str, statement_timeout_ms: int) -> str:
     )
 
 
+def call_deadline(limit_s: float) -> float:
+    """When a database call must give up, on the loop's clock: the caller's
+    deadline (a gRPC call's, see nodkit.interceptors) or `limit_s` from now."""
+    own = asyncio.get_running_loop().time() + limit_s
+    caller = context.deadline.get()
+    return own if caller is None else min(own, caller)
+
+
+class BoundedEngine(AsyncEngine):
+    """An AsyncEngine whose transactions and connections are bounded in time
+    (see the module's docstring). Used exactly like AsyncEngine."""
+
+    __slots__ = ("limit_s",)
+
+    def __init__(self, engine: AsyncEngine, limit_s: float) -> None:
+        super().__init__(engine.sync_engine)
+        self.limit_s = limit_s
+
+    @contextlib.asynccontextmanager
+    async def begin(self) -> AsyncIterator[AsyncConnection]:
+        async with asyncio.timeout_at(call_deadline(self.limit_s)):
+            async with AsyncEngine.connect(self) as conn, conn.begin():
+                yield conn
+
+    @contextlib.asynccontextmanager
+    async def connect(self) -> AsyncIterator[AsyncConnection]:  # type: ignore[override]
+        """Only as `async with engine.connect() as conn:` (never awaited)."""
+        async with asyncio.timeout_at(call_deadline(self.limit_s)):
+            async with AsyncEngine.connect(self) as conn:
+                yield conn
+
+
 def create_engine(settings: ServiceSettings, schema: str) -> AsyncEngine:
-    return create_async_engine(
+    engine = create_async_engine(
         settings.database_url,
         pool_size=settings.db_pool_size,
         max_overflow=0,
@@ -37,8 +92,10 @@ def create_engine(settings: ServiceSettings, schema: str) -> AsyncEngine:
             "options": connect_options(schema, settings.db_statement_timeout_ms),
             "connect_timeout": settings.db_connect_timeout_s,
             "application_name": f"nod-{schema}",
+            **TCP_SETTINGS,
         },
     )
+    return BoundedEngine(engine, settings.db_call_timeout_s)
 
 
 def libpq_url(database_url: str) -> str:
@@ -52,7 +109,8 @@ async def open_hot_path_pool(
     """A plain psycopg pool in autocommit, for a service's one-statement hot
     path (the claims service's Claim). SQLAlchemy's checkout and execution
     cost more CPU than such a statement does; everything else goes through
-    the engine. Same search path and timeouts as the engine's connections."""
+    the engine. Same search path, timeouts and TCP settings as the engine's
+    connections; its callers bound their statements with call_deadline()."""
     pool = AsyncConnectionPool(
         libpq_url(settings.database_url),
         min_size=1,
@@ -63,6 +121,7 @@ async def open_hot_path_pool(
             "options": connect_options(schema, settings.db_statement_timeout_ms),
             "connect_timeout": settings.db_connect_timeout_s,
             "application_name": f"nod-{schema}-hot",
+            **TCP_SETTINGS,
         },
         open=False,
     )

@@ -5,6 +5,8 @@ Messages are shown to callers, so they must never contain a private value.
 `reason` is an UPPER_SNAKE_CASE constant sent as google.rpc.ErrorInfo.reason.
 """
 
+MAX_FIELD_NAME = 300
+
 
 class DomainError(Exception):
     code = "INTERNAL"
@@ -24,6 +26,8 @@ class InvalidArgument(DomainError):
     default_reason = "INVALID_ARGUMENT"
 
     def __init__(self, field: str, message: str, *, reason: str | None = None) -> None:
+        # A field path can hold a caller's map key: never echo a huge one.
+        field = field if len(field) <= MAX_FIELD_NAME else field[: MAX_FIELD_NAME - 1] + "…"
         super().__init__(f"{field}: {message}", reason=reason, field=field)
         self.field = field
         self.description = message

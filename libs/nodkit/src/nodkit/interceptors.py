@@ -1,8 +1,9 @@
 """The server interceptor chain, in one pass per call:
 
 request id -> readiness gate -> the caller's credential and its allow-list
-(nodkit.callers) -> `x-nod-user` identity -> the handler -> typed errors
-mapped to statuses -> the access log (through the redactor).
+(nodkit.callers) -> `x-nod-user` identity -> the request's text checked
+(nodkit.request_checks) -> the handler -> typed errors mapped to statuses ->
+the access log (through the redactor).
 
 Health and reflection stay open: probes carry no token and they reveal no data.
 """
@@ -18,6 +19,7 @@ from nodkit import context
 from nodkit.callers import Callers
 from nodkit.errors import DomainError, PermissionDenied, Unauthenticated, Unavailable
 from nodkit.logging import get_logger
+from nodkit.request_checks import check_request
 from nodkit.status import status_for_domain_error, status_for_exception
 
 log = get_logger("nodkit.rpc")
@@ -89,6 +91,7 @@ class NodServerInterceptor(grpc.aio.ServerInterceptor):
             outcome = "OK"
             try:
                 self._admit(method, call)
+                check_request(request)
                 return await behavior(request, call)
             except (asyncio.CancelledError, grpc.aio.AbortError):
                 outcome = "CANCELLED"
@@ -108,6 +111,7 @@ class NodServerInterceptor(grpc.aio.ServerInterceptor):
             outcome = "OK"
             try:
                 self._admit(method, call)
+                check_request(request)
                 async for reply in behavior(request, call):
                     yield reply
             except (asyncio.CancelledError, grpc.aio.AbortError):

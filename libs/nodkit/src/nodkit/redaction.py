@@ -9,7 +9,7 @@ import re
 from collections.abc import Mapping, MutableMapping
 from typing import Any
 
-from nodkit.cards import digits_of, luhn_valid
+from nodkit.cards import CARD_NUMBER_SHAPE, is_card_number
 
 REDACTED = "[redacted]"
 
@@ -33,13 +33,9 @@ SENSITIVE_KEYS = frozenset(
     }
 )
 
-# 13-19 digits, optionally grouped by spaces or dashes, standing alone (not
-# part of a hex id or a UUID) and passing the Luhn check: a card number.
-_CARD_NUMBER = re.compile(r"(?<![0-9A-Za-z-])(?:\d[ -]?){12,18}\d(?![0-9A-Za-z-])")
-
 
 def _mask_card_number(match: re.Match) -> str:
-    return "[redacted-number]" if luhn_valid(digits_of(match.group())) else match.group()
+    return "[redacted-number]" if is_card_number(match.group()) else match.group()
 
 
 def _is_sensitive(key: object) -> bool:
@@ -48,7 +44,7 @@ def _is_sensitive(key: object) -> bool:
 
 def redact_value(value: Any) -> Any:
     if isinstance(value, str):
-        return _CARD_NUMBER.sub(_mask_card_number, value)
+        return CARD_NUMBER_SHAPE.sub(_mask_card_number, value)
     if isinstance(value, Mapping):
         return {k: REDACTED if _is_sensitive(k) else redact_value(v) for k, v in value.items()}
     if isinstance(value, list | tuple | set | frozenset):

@@ -89,17 +89,24 @@ class RunningService:
             )
 
     async def _watch_health(self, probe: Loop, interval_s: float) -> None:
+        """A probe that hasn't answered within the interval counts as down at
+        once; it is cancelled, and its clean-up (a frozen database makes that
+        slow) runs on while health already says NOT_SERVING."""
         healthy = True
+        probing: asyncio.Task | None = None
         while True:
             await asyncio.sleep(interval_s)
-            try:
-                async with asyncio.timeout(interval_s):
-                    await probe()
-                now_healthy = True
-            except Exception as error:  # noqa: BLE001 - any failure means "not now"
-                now_healthy = False
-                if healthy:
-                    log.warning("health.dependency_down", error=type(error).__name__)
+            if probing is None or probing.done():
+                probing = asyncio.ensure_future(probe())
+            done, _ = await asyncio.wait({probing}, timeout=interval_s)
+            if probing in done:
+                error = None if probing.cancelled() else probing.exception()
+            else:
+                probing.cancel()
+                error = TimeoutError()
+            now_healthy = error is None
+            if not now_healthy and healthy:
+                log.warning("health.dependency_down", error=type(error).__name__)
             if now_healthy != healthy:
                 healthy = now_healthy
                 await self.listening.set_health(healthy)

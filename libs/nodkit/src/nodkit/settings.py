@@ -48,6 +48,9 @@ class ServiceSettings(BaseSettings):
         5000, gt=0, validation_alias=shared("db_statement_timeout_ms")
     )
     db_connect_timeout_s: int = Field(5, gt=0, validation_alias=shared("db_connect_timeout_s"))
+    # No transaction takes longer than this on the client's side, whatever the
+    # server does (a frozen server acknowledges packets and answers nothing).
+    db_call_timeout_s: float = Field(10.0, gt=0, validation_alias=shared("db_call_timeout_s"))
     # How long in-flight calls may finish after SIGTERM before they are cancelled.
     shutdown_grace_s: float = Field(10.0, ge=0, validation_alias=shared("shutdown_grace_s"))
     # While migrations are behind, health stays NOT_SERVING and this is how

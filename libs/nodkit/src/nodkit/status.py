@@ -54,7 +54,7 @@ def status_for_exception(error: BaseException, domain: str) -> grpc.Status:
         error = error.orig or error
     if isinstance(error, psycopg_pool.PoolTimeout | sqlalchemy.exc.TimeoutError):
         return _simple("UNAVAILABLE", "no database connection was free", "DATABASE_BUSY", domain)
-    if isinstance(error, psycopg.errors.QueryCanceled):
+    if isinstance(error, psycopg.errors.QueryCanceled | TimeoutError):
         return _simple(
             "DEADLINE_EXCEEDED",
             "the database did not answer in time; the change may or may not have been made",

@@ -75,9 +75,10 @@ class ClaimsClient:
                 return None
         return None
 
-    async def release_holder(self, reason: str) -> list[pb.Claim]:
+    async def release_holder(self, reason: str) -> int:
+        """How many of this runner's claims ended UNCERTAIN."""
         request = pb.ReleaseHolderRequest(holder=self.holder, reason=reason)
-        return list((await self._call(self._stub.ReleaseHolder, request, None)).claims)
+        return (await self._call(self._stub.ReleaseHolder, request, None)).released
 
     async def renew_holder(self) -> None:
         await self._call(self._stub.RenewHolder, pb.RenewHolderRequest(holder=self.holder), None)

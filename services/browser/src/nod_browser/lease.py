@@ -27,5 +27,5 @@ async def release_previous_life(claims: ClaimsClient, poll_s: float) -> None:
             log.warning("holder.release_failed", status=error.code.name, retry_in_s=poll_s)
             await asyncio.sleep(poll_s)
             continue
-        log.info("holder.released", holder=claims.holder, uncertain=[c.id for c in released])
+        log.info("holder.released", holder=claims.holder, uncertain=released)
         return

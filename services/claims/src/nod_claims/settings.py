@@ -13,6 +13,10 @@ class ClaimsSettings(ServiceSettings):
     # are swept to UNCERTAIN.
     lease_ttl_s: float = Field(30.0, gt=0)
     sweep_interval_s: float = Field(5.0, gt=0)
+    # No claim stays RUNNING longer than this, whatever its holder's lease:
+    # the runner's whole entry (30 s by default) plus a margin for recording
+    # its end. Past it the end was lost, and the claim ends UNCERTAIN.
+    max_running_s: float = Field(90.0, gt=0)
     # How many claim statements may be out at once; claims arriving meanwhile
     # go together in the next one (claim_batches.py). Measured best at 2.
     claim_batches: int = Field(2, gt=0)

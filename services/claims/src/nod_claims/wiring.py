@@ -27,18 +27,19 @@ async def build(settings: ClaimsSettings) -> Service:
         hot_pool,
         sealer,
         lease_ttl_s=settings.lease_ttl_s,
+        db_call_timeout_s=settings.db_call_timeout_s,
         concurrent_claim_batches=settings.claim_batches,
     )
     vault = Vault(engine, sealer, private_entry_ttl_s=settings.private_entry_ttl_s)
 
     async def boot() -> None:
         await MIGRATIONS.wait_until_at_head(engine, settings.migration_poll_s)
-        await sweep_once(engine, settings.instance_id)
+        await sweep_once(engine, settings.instance_id, settings.max_running_s)
 
     async def sweep() -> None:
         await every(
             settings.sweep_interval_s,
-            lambda: sweep_once(engine, settings.instance_id),
+            lambda: sweep_once(engine, settings.instance_id, settings.max_running_s),
             event="sweep",
         )
 

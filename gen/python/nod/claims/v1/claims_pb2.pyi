@@ -602,23 +602,21 @@ Global___ReleaseHolderRequest: _TypeAlias = ReleaseHolderRequest  # noqa: Y015
 class ReleaseHolderResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
-    CLAIMS_FIELD_NUMBER: _builtins.int
     LEASE_EXPIRES_AT_FIELD_NUMBER: _builtins.int
-    @_builtins.property
-    def claims(self) -> _containers.RepeatedCompositeFieldContainer[Global___Claim]:
-        """The claims this call turned UNCERTAIN."""
-
+    RELEASED_FIELD_NUMBER: _builtins.int
+    released: _builtins.int
+    """How many of the holder's claims this call turned UNCERTAIN."""
     @_builtins.property
     def lease_expires_at(self) -> _timestamp_pb2.Timestamp: ...
     def __init__(
         self,
         *,
-        claims: _abc.Iterable[Global___Claim] | None = ...,
         lease_expires_at: _timestamp_pb2.Timestamp | None = ...,
+        released: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["lease_expires_at", b"lease_expires_at"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["claims", b"claims", "lease_expires_at", b"lease_expires_at"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["lease_expires_at", b"lease_expires_at", "released", b"released"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -98,6 +98,5 @@ class ClaimsServicer(claims_pb2_grpc.ClaimsServiceServicer):
     async def ReleaseHolder(self, request, context) -> pb.ReleaseHolderResponse:
         outcome = await self._claims.release_holder(request.holder, request.reason)
         return pb.ReleaseHolderResponse(
-            claims=[claim_to_pb(c) for c in outcome.released],
-            lease_expires_at=to_proto(outcome.lease_expires_at),
+            released=len(outcome.released), lease_expires_at=to_proto(outcome.lease_expires_at)
         )

@@ -10,10 +10,13 @@ A batch holds at most one claim per (person, operation): a second claim of
 the same operation waits for the next batch, where the unique key turns it
 down and it is answered with the first one's claim. Each caller gets its own
 row or none, matched by its place in the batch; an error reaches every
-caller in the batch (nothing in it was granted to anyone).
+caller in the batch (nothing in it was granted to anyone). A claim granted
+to a caller that has gone away meanwhile is handed to `undelivered`, which
+ends it: nobody will type it.
 """
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from psycopg_pool import AsyncConnectionPool
@@ -38,8 +41,18 @@ class _Waiting:
 
 
 class ClaimBatches:
-    def __init__(self, pool: AsyncConnectionPool, *, concurrent: int, max_batch: int = 64) -> None:
+    def __init__(
+        self,
+        pool: AsyncConnectionPool,
+        *,
+        concurrent: int,
+        undelivered: Callable[[str, ClaimRecord], None],
+        limit_s: float,
+        max_batch: int = 64,
+    ) -> None:
         self._pool = pool
+        self._limit_s = limit_s
+        self._undelivered = undelivered
         self._concurrent = concurrent
         self._max_batch = max_batch
         self._queue: list[_Waiting] = []
@@ -76,7 +89,9 @@ class ClaimBatches:
 
     async def _run(self, batch: list[_Waiting]) -> None:
         try:
-            async with self._pool.connection() as conn:
+            # Bounded by its own limit, not by any one caller's deadline: the
+            # batch serves them all.
+            async with asyncio.timeout(self._limit_s), self._pool.connection() as conn:
                 granted = await repo.claim_saved_items(conn, [(w.owner, w.request) for w in batch])
         except asyncio.CancelledError:
             for waiting in batch:
@@ -88,5 +103,8 @@ class ClaimBatches:
                     waiting.reply.set_exception(error)
             return
         for index, waiting in enumerate(batch):
-            if not waiting.reply.done():  # its caller may have gone away
-                waiting.reply.set_result(granted.get(index))
+            grant = granted.get(index)
+            if not waiting.reply.done():
+                waiting.reply.set_result(grant)
+            elif grant is not None:  # its caller went away while the batch ran
+                self._undelivered(waiting.owner, grant[0])

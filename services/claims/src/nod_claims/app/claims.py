@@ -1,6 +1,7 @@
 """The claims use cases: grant an operation once, move it to its final
 state, record what the page showed. Callers pass the person (`owner`)."""
 
+import asyncio
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -27,13 +28,14 @@ from nod_claims.domain.claims import (
 )
 from nod_claims.store import claims as repo
 from nod_claims.store import vault as vault_repo
-from nodkit import listing, validation
+from nodkit import context, listing, validation
 from nodkit.crypto import Sealer, SealError
-from nodkit.errors import FailedPrecondition, NotFound
+from nodkit.errors import FailedPrecondition, NotFound, Unavailable
 from nodkit.logging import get_logger
 
 log = get_logger("nod_claims.claims")
 UNREADABLE = "the saved value could not be opened; nothing was entered"
+UNDELIVERED = "the grant never reached the runner (it had stopped waiting); nothing was entered"
 
 
 @dataclass(frozen=True)
@@ -64,24 +66,72 @@ class Claims:
         sealer: Sealer,
         *,
         lease_ttl_s: float,
+        db_call_timeout_s: float,
         concurrent_claim_batches: int = 2,
     ) -> None:
         self._engine = engine
-        self._batches = ClaimBatches(hot_pool, concurrent=concurrent_claim_batches)
+        self._batches = ClaimBatches(
+            hot_pool,
+            concurrent=concurrent_claim_batches,
+            undelivered=self._undelivered,
+            limit_s=db_call_timeout_s,
+        )
         self._sealer = sealer
         self._lease_ttl_s = lease_ttl_s
+        self._endings: set[asyncio.Task] = set()
 
     async def claim(self, owner: str, request: ClaimRequest) -> ClaimOutcome:
         request = check_claim_request(request)
         if request.kind in SAVED_KINDS and request.companion_entry_id is None:
             outcome = await self._claim_saved_item(owner, request)
         else:
-            outcome = await self._claim_with_one_time_entry(owner, request)
+            outcome = await self._run_to_its_end(owner, request)
+        if outcome is None:
+            return await self._not_granted(owner, request)
+        if _caller_gave_up():
+            # The reply can't reach anyone: nobody holds the grant.
+            outcome.secret_fields.clear()
+            self._undelivered(owner, outcome.claim)
+            raise Unavailable("the call's deadline passed before the grant could be sent")
+        # The grant is audited in claim_events; the access log has the call.
+        log.debug("claim.granted", claim_id=outcome.claim.id, kind=request.kind.value)
+        return outcome
+
+    async def _run_to_its_end(self, owner: str, request: ClaimRequest) -> ClaimOutcome | None:
+        """A caller that goes away mid-transaction must not leave a grant (and
+        a destroyed one-time entry) that nobody holds: the transaction runs to
+        its end, and a grant nobody is waiting for is ended at once."""
+        granting = asyncio.get_running_loop().create_task(
+            self._claim_with_one_time_entry(owner, request), context=context.detached_context()
+        )
+        try:
+            return await asyncio.shield(granting)
+        except asyncio.CancelledError:
+            granting.add_done_callback(lambda task: self._after_abandoned(owner, task))
+            raise
+
+    def _after_abandoned(self, owner: str, task: asyncio.Task) -> None:
+        if task.cancelled() or task.exception() is not None:
+            return  # rolled back, or answered nobody: nothing was granted
+        outcome = task.result()
         if outcome is not None:
-            # The grant is audited in claim_events; the access log has the call.
-            log.debug("claim.granted", claim_id=outcome.claim.id, kind=request.kind.value)
-            return outcome
-        return await self._not_granted(owner, request)
+            outcome.secret_fields.clear()
+            self._undelivered(owner, outcome.claim)
+
+    def _undelivered(self, owner: str, record: ClaimRecord) -> None:
+        ending = asyncio.get_running_loop().create_task(
+            self._end_undelivered(owner, record), context=context.detached_context()
+        )
+        self._endings.add(ending)
+        ending.add_done_callback(self._endings.discard)
+
+    async def _end_undelivered(self, owner: str, record: ClaimRecord) -> None:
+        try:
+            await self.finish(owner, record.id, record.holder, ClaimState.UNCERTAIN, UNDELIVERED)
+        except Exception:  # the max-running sweep ends it later
+            log.exception("claim.undelivered_not_ended", claim_id=record.id)
+            return
+        log.warning("claim.undelivered", claim_id=record.id)
 
     async def _claim_saved_item(self, owner: str, request: ClaimRequest) -> ClaimOutcome | None:
         """The claim and its history row, or nothing (batched with others)."""
@@ -226,5 +276,10 @@ class Claims:
         async with self._engine.begin() as conn:
             released = await repo.release_holder(conn, holder, reason)
             expires = await repo.renew_lease(conn, holder, self._lease_ttl_s)
-        log.info("holder.released", holder=holder, claims=[c.id for c in released])
+        log.info("holder.released", holder=holder, claims=len(released))
         return HolderReleased(released, expires)
+
+
+def _caller_gave_up() -> bool:
+    deadline = context.deadline.get()
+    return deadline is not None and asyncio.get_running_loop().time() > deadline

@@ -283,6 +283,16 @@ async def release_holder(conn: AsyncConnection, holder: str, reason: str) -> lis
     )
 
 
+async def end_overdue(conn: AsyncConnection, max_running_s: float, actor: str) -> list[ClaimRecord]:
+    return await _end_running(
+        conn,
+        claims.c.created_at
+        <= sa.func.now() - sa.func.make_interval(0, 0, 0, 0, 0, 0, max_running_s),
+        actor=actor,
+        reason=f"it stayed RUNNING longer than {max_running_s:g} s: its end was never recorded",
+    )
+
+
 async def sweep_expired_leases(conn: AsyncConnection, actor: str) -> list[ClaimRecord]:
     return await _end_running(
         conn,
