@@ -4,8 +4,9 @@ import grpc
 import pytest
 
 from nod.payments.v1 import payments_pb2 as pb
-from nodtest.payments import count_payments, create_payment, create_request, transitions
 from nodtest.rpc import expect_error
+
+from .support import count_payments, create_payment, create_request, transitions
 
 BAD_PAYMENTS = [
     ({"amount_minor": 0}, "amount_minor"),

@@ -3,7 +3,8 @@
 import uuid
 
 from nod.payments.v1 import payments_pb2 as pb
-from nodtest.payments import create_payment, transitions
+
+from .support import create_payment, transitions
 
 
 async def test_a_payment_goes_from_request_to_paid(payments_stub, payments_engine, as_person):

@@ -7,8 +7,9 @@ import grpc
 import sqlalchemy as sa
 
 from nod.payments.v1 import payments_pb2 as pb
-from nodtest.payments import create_request, running_payment, submitted_payment
 from nodtest.rpc import expect_error
+
+from .support import create_request, running_payment, submitted_payment
 
 CARD = "4111111111111111"
 CARD_GROUPED = "4111 1111 1111 1111"

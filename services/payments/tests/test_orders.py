@@ -7,7 +7,9 @@ import grpc
 
 from nod.payments.v1 import payments_pb2 as pb
 from nodkit.client import NodRpcError
-from nodtest.payments import (
+from nodtest.rpc import expect_error
+
+from .support import (
     confirmed_payment,
     count_payments,
     create_payment,
@@ -15,7 +17,6 @@ from nodtest.payments import (
     submitted_payment,
     uncertain_payment,
 )
-from nodtest.rpc import expect_error
 
 
 def an_order(**overrides) -> dict:

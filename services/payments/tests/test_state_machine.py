@@ -8,7 +8,9 @@ import grpc
 import pytest
 
 from nod.payments.v1 import payments_pb2 as pb
-from nodtest.payments import (
+from nodtest.rpc import expect_error
+
+from .support import (
     confirmed_payment,
     create_payment,
     get_payment,
@@ -17,7 +19,6 @@ from nodtest.payments import (
     transitions,
     uncertain_payment,
 )
-from nodtest.rpc import expect_error
 
 SUBMITTED_CLAIM = str(uuid.uuid4())
 

@@ -7,7 +7,9 @@ import grpc
 import sqlalchemy as sa
 
 from nod.payments.v1 import payments_pb2 as pb
-from nodtest.payments import (
+from nodtest.rpc import expect_error
+
+from .support import (
     confirmed_payment,
     create_payment,
     get_payment,
@@ -16,7 +18,6 @@ from nodtest.payments import (
     transitions,
     wait_for_state,
 )
-from nodtest.rpc import expect_error
 
 
 def decide(stub, meta, payment_id, decision=pb.DECISION_YES):

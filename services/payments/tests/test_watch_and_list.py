@@ -4,7 +4,8 @@ import asyncio
 import uuid
 
 from nod.payments.v1 import payments_pb2 as pb
-from nodtest.payments import confirmed_payment, create_payment, submitted_payment
+
+from .support import confirmed_payment, create_payment, submitted_payment
 
 
 async def eventually(condition, timeout_s: float = 10.0) -> None:

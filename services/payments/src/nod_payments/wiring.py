@@ -4,11 +4,15 @@ the sweeper. Nothing else constructs them."""
 
 from nod.payments.v1 import payments_pb2, payments_pb2_grpc
 from nod_payments import MIGRATIONS, SCHEMA
-from nod_payments.apps import build_apps
-from nod_payments.models import INSTANCE_LEASES
+from nod_payments.api.payments import PaymentsServicer
+from nod_payments.app.card_entry import CardEntry
+from nod_payments.app.confirmation import Confirmation
+from nod_payments.app.creation import Creation
+from nod_payments.app.limits import LimitsApp
+from nod_payments.app.payments import Payments
 from nod_payments.recovery import release_own_running, sweep_once
-from nod_payments.servicer import PaymentsServicer
 from nod_payments.settings import PaymentsSettings
+from nod_payments.store.models import INSTANCE_LEASES
 from nodkit.background import every
 from nodkit.db import answers, create_engine
 from nodkit.leases import OwnLease
@@ -20,7 +24,13 @@ SERVICES = payments_pb2.DESCRIPTOR.services_by_name
 async def build(settings: PaymentsSettings) -> Service:
     engine = create_engine(settings, SCHEMA)
     lease = OwnLease(engine, INSTANCE_LEASES, settings.instance_id, settings.lease_ttl_s)
-    servicer = PaymentsServicer(build_apps(settings, engine, lease))
+    servicer = PaymentsServicer(
+        creation=Creation(engine, confirmation_ttl_s=settings.confirmation_ttl_s),
+        confirmation=Confirmation(engine, instance_id=settings.instance_id),
+        card_entry=CardEntry(engine, lease),
+        payments=Payments(engine, watch_poll_s=settings.watch_poll_s),
+        limits=LimitsApp(engine),
+    )
 
     async def boot() -> None:
         """Before SERVING: this instance's cut-off card entries end UNCERTAIN."""

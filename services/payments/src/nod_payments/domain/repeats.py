@@ -1,8 +1,8 @@
 """Refusing a second payment for the same order, and the one explicit way
 past that refusal: a repeat the person asked for after checking (G5, G8)."""
 
-from nod_payments.domain import PaymentRecord, PaymentState
-from nod_payments.orders import PaymentRequest, order_key
+from nod_payments.domain.orders import PaymentRequest, order_key
+from nod_payments.domain.payments import PaymentRecord, PaymentState
 from nodkit.errors import FailedPrecondition, NotFound
 
 REPEATABLE_STATES = frozenset({PaymentState.SUBMITTED, PaymentState.UNCERTAIN})

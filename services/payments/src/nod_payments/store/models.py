@@ -4,6 +4,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import UUID
 
 from nod_payments import SCHEMA
+from nodkit.history import History, history_table
 from nodkit.leases import Leases, leases_table
 
 metadata = sa.MetaData(schema=SCHEMA)
@@ -36,7 +37,7 @@ payments = sa.Table(
     sa.Column("card_label", sa.Text, nullable=False),
     sa.Column("order_reference", sa.Text, nullable=True),
     sa.Column("repeat_of_payment_id", UUID(as_uuid=False), nullable=True),
-    # Digest of what makes two payments "the same order" (domain.order_key).
+    # Digest of what makes two payments "the same order" (domain/orders.py).
     sa.Column("order_key", sa.Text, nullable=False),
     sa.Column("state", sa.Text, nullable=False),
     sa.Column("outcome", sa.Text, nullable=True),
@@ -93,18 +94,8 @@ payments = sa.Table(
     ),
 )
 
-payment_events = sa.Table(
-    "payment_events",
-    metadata,
-    sa.Column("id", sa.BigInteger, sa.Identity(), primary_key=True),
-    sa.Column("payment_id", UUID(as_uuid=False), sa.ForeignKey(payments.c.id), nullable=False),
-    _timestamp("at", nullable=False, server_default=NOW),
-    sa.Column("actor", sa.Text, nullable=False),
-    sa.Column("from_state", sa.Text, nullable=True),
-    sa.Column("to_state", sa.Text, nullable=False),
-    sa.Column("reason", sa.Text, nullable=False, server_default=""),
-    sa.Index("payment_events_by_payment", "payment_id", "id"),
-)
+payment_events = history_table(metadata, "payment_events", payments.c.id, "payment_id")
+PAYMENT_HISTORY = History(payment_events, key="payment_id")
 
 payment_limits = sa.Table(
     "payment_limits",
@@ -123,5 +114,6 @@ payment_limits = sa.Table(
     ),
 )
 
+# Each instance's lease: its RUNNING payments are swept only once it lapsed.
 instance_leases = leases_table(metadata)
 INSTANCE_LEASES = Leases(instance_leases)

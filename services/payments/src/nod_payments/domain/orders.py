@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Protocol
 
-from nod_payments.card_numbers import refuse_card_numbers
+from nod_payments.domain.card_numbers import refuse_card_numbers
 from nodkit import validation
 from nodkit.errors import InvalidArgument
 
@@ -37,12 +37,20 @@ class PaymentRequest:
 
 
 class OrderFields(Protocol):
-    task_id: str
-    merchant_origin: str
-    amount_minor: int
-    currency: str
-    description: str
-    order_reference: str | None
+    """What a request and a stored payment have in common (read-only)."""
+
+    @property
+    def task_id(self) -> str: ...
+    @property
+    def merchant_origin(self) -> str: ...
+    @property
+    def amount_minor(self) -> int: ...
+    @property
+    def currency(self) -> str: ...
+    @property
+    def description(self) -> str: ...
+    @property
+    def order_reference(self) -> str | None: ...
 
 
 def order_key(order: OrderFields, repeat_of_payment_id: str | None = None) -> str:

@@ -1,23 +1,31 @@
-"""SQL for reading and inserting payments. Uniqueness of an order is the
-partial unique index's job; state changes are in moves.py."""
+"""SQL for inserting and reading payments. Uniqueness of an order is the
+partial unique index's job; state changes are in transitions.py."""
 
 from dataclasses import asdict
-from datetime import datetime
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from nod_payments.domain import PaymentOutcome, PaymentRecord, PaymentState
-from nod_payments.models import DEAD_STATES, payment_events, payments
-from nod_payments.orders import PaymentRequest
+from nod_payments.domain.orders import PaymentRequest
+from nod_payments.domain.payments import PaymentOutcome, PaymentRecord, PaymentState
+from nod_payments.store.models import DEAD_STATES, PAYMENT_HISTORY, payments
+from nodkit import history, listing
+from nodkit.leases import seconds_from_now
+
+LIVE = sa.text(f"state NOT IN ({DEAD_STATES})")
 
 
-def _id(value) -> str | None:
+def _id(value: Any) -> str:
+    return str(value)
+
+
+def _optional_id(value: Any) -> str | None:
     return None if value is None else str(value)
 
 
-def to_record(row) -> PaymentRecord:
+def to_record(row: Any) -> PaymentRecord:
     return PaymentRecord(
         id=_id(row.id),
         task_id=row.task_id,
@@ -28,11 +36,11 @@ def to_record(row) -> PaymentRecord:
         card_item_id=_id(row.card_item_id),
         card_label=row.card_label,
         order_reference=row.order_reference,
-        repeat_of_payment_id=_id(row.repeat_of_payment_id),
+        repeat_of_payment_id=_optional_id(row.repeat_of_payment_id),
         state=PaymentState(row.state),
         outcome=PaymentOutcome(row.outcome) if row.outcome else None,
         card_operation_id=row.card_operation_id,
-        claim_id=_id(row.claim_id),
+        claim_id=_optional_id(row.claim_id),
         runner_instance=row.runner_instance,
         reason=row.reason,
         created_at=row.created_at,
@@ -43,14 +51,15 @@ def to_record(row) -> PaymentRecord:
     )
 
 
-def seconds_from_now(seconds: float):
-    return sa.func.now() + sa.func.make_interval(0, 0, 0, 0, 0, 0, seconds)
+def one_payment(owner: str, payment_id: str) -> list[sa.ColumnElement[bool]]:
+    return [payments.c.owner == owner, payments.c.id == payment_id]
 
 
 async def insert_payment(
     conn: AsyncConnection, owner: str, request: PaymentRequest, key: str, ttl_s: float
 ) -> PaymentRecord | None:
-    """None when a live payment already holds the order."""
+    """The new payment and its first history row; None when a live payment
+    already holds the order."""
     statement = (
         insert(payments)
         .values(
@@ -61,35 +70,25 @@ async def insert_payment(
             **asdict(request),
         )
         .on_conflict_do_nothing(
-            index_elements=[payments.c.owner, payments.c.order_key],
-            index_where=sa.text(f"state NOT IN ({DEAD_STATES})"),
+            index_elements=[payments.c.owner, payments.c.order_key], index_where=LIVE
         )
         .returning(payments)
     )
     row = (await conn.execute(statement)).first()
-    return to_record(row) if row else None
+    if row is None:
+        return None
+    await history.record(
+        conn, PAYMENT_HISTORY, row.id, actor=owner, to_state=PaymentState.AWAITING_CONFIRMATION
+    )
+    return to_record(row)
 
 
 async def live_payment_for_order(
     conn: AsyncConnection, owner: str, key: str
 ) -> PaymentRecord | None:
-    query = sa.select(payments).where(
-        payments.c.owner == owner,
-        payments.c.order_key == key,
-        sa.text(f"state NOT IN ({DEAD_STATES})"),
-    )
+    query = sa.select(payments).where(payments.c.owner == owner, payments.c.order_key == key, LIVE)
     row = (await conn.execute(query)).first()
     return to_record(row) if row else None
-
-
-async def add_event(conn: AsyncConnection, payment_id: str, *, actor: str, to_state) -> None:
-    await conn.execute(
-        payment_events.insert().values(payment_id=payment_id, actor=actor, to_state=to_state.value)
-    )
-
-
-def one_payment(owner: str, payment_id: str) -> list:
-    return [payments.c.owner == owner, payments.c.id == payment_id]
 
 
 async def get_payment(conn: AsyncConnection, owner: str, payment_id: str) -> PaymentRecord | None:
@@ -101,27 +100,30 @@ async def list_payments(
     conn: AsyncConnection,
     owner: str,
     *,
-    task_id: str | None = None,
-    state: PaymentState | None = None,
-    after: tuple[datetime, str] | None = None,
-    limit: int,
-) -> list[PaymentRecord]:
+    task_id: str | None,
+    state: PaymentState | None,
+    page: listing.PageRequest,
+) -> listing.Page[PaymentRecord]:
     query = sa.select(payments).where(payments.c.owner == owner)
     if task_id is not None:
         query = query.where(payments.c.task_id == task_id)
     if state is not None:
         query = query.where(payments.c.state == state.value)
-    if after is not None:
-        position = sa.tuple_(payments.c.created_at, payments.c.id)
-        query = query.where(position > sa.tuple_(*after, types=[c.type for c in position.clauses]))
-    query = query.order_by(payments.c.created_at, payments.c.id).limit(limit)
+    return await listing.fetch_page(conn, query, payments, page, to_record)
+
+
+async def running_for_task(conn: AsyncConnection, owner: str, task_id: str) -> list[PaymentRecord]:
+    query = (
+        sa.select(payments)
+        .where(
+            payments.c.owner == owner,
+            payments.c.task_id == task_id,
+            payments.c.state == PaymentState.RUNNING.value,
+        )
+        .order_by(payments.c.created_at, payments.c.id)
+    )
     return [to_record(row) for row in await conn.execute(query)]
 
 
-async def list_events(conn: AsyncConnection, payment_id: str):
-    query = (
-        sa.select(payment_events)
-        .where(payment_events.c.payment_id == payment_id)
-        .order_by(payment_events.c.id)
-    )
-    return list(await conn.execute(query))
+async def list_events(conn: AsyncConnection, payment_id: str) -> list[sa.Row]:
+    return await history.events(conn, PAYMENT_HISTORY, payment_id)
