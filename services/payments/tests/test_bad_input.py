@@ -6,7 +6,14 @@ import pytest
 from nod.payments.v1 import payments_pb2 as pb
 from nodtest.rpc import expect_error
 
-from .support import count_payments, create_payment, create_request, transitions
+from .support import (
+    count_payments,
+    create_payment,
+    create_request,
+    get_payment,
+    running_payment,
+    transitions,
+)
 
 BAD_PAYMENTS = [
     ({"amount_minor": 0}, "amount_minor"),
@@ -107,3 +114,41 @@ async def test_bad_requests_about_a_payment_change_nothing(
     )
     assert reply.payment == payment
     assert await transitions(payments_engine, payment.id) == history
+
+
+async def test_a_nul_in_an_uncertain_reason_is_refused_and_changes_nothing(
+    payments_stub, payments_engine, as_person
+):
+    """A definite refusal naming the field (never INTERNAL, which a caller
+    must read as "may have happened"); the entry's end is then recorded with
+    a reason that can be stored."""
+    payment = await running_payment(payments_stub, as_person)
+    history = await transitions(payments_engine, payment.id)
+    await expect_error(
+        payments_stub.RecordUncertain(
+            pb.RecordUncertainRequest(payment_id=payment.id, reason="tab crashed\x00"),
+            metadata=as_person,
+        ),
+        grpc.StatusCode.INVALID_ARGUMENT,
+        field="reason",
+    )
+    assert await get_payment(payments_stub, as_person, payment.id) == payment
+    assert await transitions(payments_engine, payment.id) == history
+
+    reply = await payments_stub.RecordUncertain(
+        pb.RecordUncertainRequest(payment_id=payment.id, reason="tab crashed"),
+        metadata=as_person,
+    )
+    assert reply.payment.state == pb.PAYMENT_STATE_UNCERTAIN
+    assert reply.payment.reason == "tab crashed"
+
+
+async def test_an_uncertain_reason_is_masked_before_it_is_cut_to_length(payments_stub, as_person):
+    payment = await running_payment(payments_stub, as_person)
+    reason = "x" * 490 + " 4111111111111111"
+    reply = await payments_stub.RecordUncertain(
+        pb.RecordUncertainRequest(payment_id=payment.id, reason=reason), metadata=as_person
+    )
+    assert reply.payment.state == pb.PAYMENT_STATE_UNCERTAIN
+    assert len(reply.payment.reason) == 500
+    assert "41111" not in reply.payment.reason

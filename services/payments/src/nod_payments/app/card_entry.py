@@ -3,7 +3,7 @@ outcome read from the page (G3, G4, G8)."""
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from nod_payments.domain.card_numbers import mask_card_numbers
+from nod_payments.domain.card_entry import uncertain_reason
 from nod_payments.domain.payments import (
     PaymentOutcome,
     PaymentRecord,
@@ -23,8 +23,6 @@ from nodkit.leases import OwnLease
 from nodkit.logging import get_logger
 
 log = get_logger("nod_payments.card_entry")
-MAX_REASON = 500
-DEFAULT_UNCERTAIN_REASON = "the card entry was interrupted before a definite end"
 
 
 class CardEntry:
@@ -65,9 +63,7 @@ class CardEntry:
             claim = validation.uuid_id("claim_id", claim_id)
         else:
             claim = validation.optional_uuid_id("claim_id", claim_id)
-        # An UNCERTAIN report is never refused for its wording: a stray card
-        # number in it is masked instead.
-        reason = mask_card_numbers(reason.strip()[:MAX_REASON]) or DEFAULT_UNCERTAIN_REASON
+        reason = uncertain_reason(reason)
         async with self._engine.begin() as conn:
             moved = await transitions.finish(
                 conn, owner, payment_id, target, claim_id=claim, reason=reason
