@@ -14,6 +14,7 @@ CARD_LABEL = "•••• 4242"
 
 def create_request(**overrides) -> pb.CreatePaymentRequest:
     values = {
+        "request_id": f"request-{uuid.uuid4()}",
         "task_id": f"task-{uuid.uuid4().hex[:8]}",
         "merchant_origin": SHOP,
         "amount_minor": 2599,

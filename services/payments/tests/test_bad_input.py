@@ -40,6 +40,11 @@ BAD_PAYMENTS = [
     ({"order_reference": "4111-1111-1111-1111"}, "order_reference"),
     ({"order_reference": "A1234567890123"}, "order_reference"),
     ({"repeat_of_payment_id": "earlier"}, "repeat_of_payment_id"),
+    ({"request_id": ""}, "request_id"),
+    ({"request_id": "r" * 129}, "request_id"),
+    ({"request_id": "step\t1"}, "request_id"),
+    ({"request_id": " step-1"}, "request_id"),
+    ({"request_id": "step-4111111111111111"}, "request_id"),
 ]
 
 

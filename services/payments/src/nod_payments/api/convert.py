@@ -35,6 +35,7 @@ def payment_to_pb(record: PaymentRecord) -> pb.Payment:
         expires_at=to_proto(record.expires_at),
         confirmed_at=to_proto(record.confirmed_at),
         started_at=to_proto(record.started_at),
+        request_id=record.request_id or "",
     )
 
 

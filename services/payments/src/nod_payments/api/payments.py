@@ -15,8 +15,8 @@ from nod_payments.app.confirmation import Confirmation
 from nod_payments.app.creation import Creation
 from nod_payments.app.limits import LimitsApp
 from nod_payments.app.payments import Payments
-from nod_payments.domain.orders import PaymentRequest
 from nod_payments.domain.payments import PaymentState
+from nod_payments.domain.requests import PaymentRequest
 from nodkit import listing
 from nodkit.identity import current_user
 
@@ -41,6 +41,7 @@ class PaymentsServicer(payments_pb2_grpc.PaymentsServiceServicer):
         record = await self._creation.create(
             current_user(),
             PaymentRequest(
+                request_id=request.request_id,
                 task_id=request.task_id,
                 merchant_origin=request.merchant_origin,
                 amount_minor=request.amount_minor,

@@ -4,7 +4,7 @@ person said yes to in 24 hours, in one currency (plain Python)."""
 from dataclasses import dataclass
 from datetime import datetime
 
-from nod_payments.domain.orders import currency as check_currency
+from nod_payments.domain.requests import currency as check_currency
 from nodkit.errors import FailedPrecondition, InvalidArgument
 
 

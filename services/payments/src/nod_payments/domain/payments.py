@@ -73,6 +73,8 @@ class PaymentRecord:
     expires_at: datetime
     confirmed_at: datetime | None
     started_at: datetime | None
+    # The CreatePayment request_id that made it (None: made before request ids).
+    request_id: str | None = None
 
     @property
     def is_final(self) -> bool:

@@ -1,8 +1,9 @@
 """Refusing a second payment for the same order, and the one explicit way
 past that refusal: a repeat the person asked for after checking (G5, G8)."""
 
-from nod_payments.domain.orders import PaymentRequest, order_key
+from nod_payments.domain.orders import order_key
 from nod_payments.domain.payments import PaymentRecord, PaymentState
+from nod_payments.domain.requests import PaymentRequest
 from nodkit.errors import FailedPrecondition, NotFound
 
 REPEATABLE_STATES = frozenset({PaymentState.SUBMITTED, PaymentState.UNCERTAIN})

@@ -37,6 +37,9 @@ payments = sa.Table(
     sa.Column("card_label", sa.Text, nullable=False),
     sa.Column("order_reference", sa.Text, nullable=True),
     sa.Column("repeat_of_payment_id", UUID(as_uuid=False), nullable=True),
+    # The caller's id for the request that made it: a resend finds this row.
+    # NULL only for payments made before request ids (migration 0002).
+    sa.Column("request_id", sa.Text, nullable=True),
     # Digest of what makes two payments "the same order" (domain/orders.py).
     sa.Column("order_key", sa.Text, nullable=False),
     sa.Column("state", sa.Text, nullable=False),
@@ -55,6 +58,7 @@ payments = sa.Table(
     sa.ForeignKeyConstraint(
         ["repeat_of_payment_id"], ["payments.payments.id"], name="payments_repeat_of"
     ),
+    sa.UniqueConstraint("owner", "request_id", name="payments_one_per_request"),
     sa.CheckConstraint(f"state IN ({STATES})", name="payments_state"),
     sa.CheckConstraint("amount_minor > 0", name="payments_amount_positive"),
     sa.CheckConstraint("currency ~ '^[A-Z]{3}$'", name="payments_currency_iso"),

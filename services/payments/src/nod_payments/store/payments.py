@@ -8,8 +8,8 @@ import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from nod_payments.domain.orders import PaymentRequest
 from nod_payments.domain.payments import PaymentOutcome, PaymentRecord, PaymentState
+from nod_payments.domain.requests import PaymentRequest
 from nod_payments.store.models import DEAD_STATES, PAYMENT_HISTORY, payments
 from nodkit import history, listing
 from nodkit.leases import seconds_from_now
@@ -48,6 +48,7 @@ def to_record(row: Any) -> PaymentRecord:
         expires_at=row.expires_at,
         confirmed_at=row.confirmed_at,
         started_at=row.started_at,
+        request_id=row.request_id,
     )
 
 
@@ -58,8 +59,9 @@ def one_payment(owner: str, payment_id: str) -> list[sa.ColumnElement[bool]]:
 async def insert_payment(
     conn: AsyncConnection, owner: str, request: PaymentRequest, key: str, ttl_s: float
 ) -> PaymentRecord | None:
-    """The new payment and its first history row; None when a live payment
-    already holds the order."""
+    """The new payment and its first history row; None when the request_id
+    was used before or a live payment already holds the order (any unique
+    key: the caller finds out which by reading)."""
     statement = (
         insert(payments)
         .values(
@@ -69,9 +71,7 @@ async def insert_payment(
             expires_at=seconds_from_now(ttl_s),
             **asdict(request),
         )
-        .on_conflict_do_nothing(
-            index_elements=[payments.c.owner, payments.c.order_key], index_where=LIVE
-        )
+        .on_conflict_do_nothing()
         .returning(payments)
     )
     row = (await conn.execute(statement)).first()
@@ -81,6 +81,16 @@ async def insert_payment(
         conn, PAYMENT_HISTORY, row.id, actor=owner, to_state=PaymentState.AWAITING_CONFIRMATION
     )
     return to_record(row)
+
+
+async def payment_for_request(
+    conn: AsyncConnection, owner: str, request_id: str
+) -> PaymentRecord | None:
+    query = sa.select(payments).where(
+        payments.c.owner == owner, payments.c.request_id == request_id
+    )
+    row = (await conn.execute(query)).first()
+    return to_record(row) if row else None
 
 
 async def live_payment_for_order(
