@@ -59,12 +59,13 @@ async def payments_stub(payments_server):
 @pytest.fixture
 async def payments_stub_with(payments_migrated, service_token):
     """stub_with(**settings): a stub for a fresh in-process server with those
-    settings (an instance id of its own), stopped after the test."""
+    settings (an instance id of its own; the session's database unless
+    database_url is given), stopped after the test."""
     cleanups = []
 
-    async def start(**overrides):
+    async def start(database_url: str = payments_migrated, **overrides):
         overrides.setdefault("instance_id", f"payments-test-{uuid.uuid4().hex[:8]}")
-        running = await start_payments_server(payments_migrated, service_token, **overrides)
+        running = await start_payments_server(database_url, service_token, **overrides)
         channel = open_channel(running.address)
         cleanups.extend([channel.close, running.stop])
         return payments_pb2_grpc.PaymentsServiceStub(channel)

@@ -4,7 +4,7 @@ payment per order."""
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from nod_payments.domain.limits import check_within_limits
-from nod_payments.domain.orders import order_key
+from nod_payments.domain.orders import order_keys
 from nod_payments.domain.payments import PaymentRecord
 from nod_payments.domain.repeats import check_repeat, duplicate_order
 from nod_payments.domain.requests import PaymentRequest, answer_resend, check_payment_request
@@ -22,13 +22,15 @@ class Creation:
 
     async def create(self, owner: str, request: PaymentRequest) -> PaymentRecord:
         request = check_payment_request(request)
-        key = order_key(request, request.repeat_of_payment_id)
         async with self._engine.begin() as conn:
+            repeated = None
             if request.repeat_of_payment_id:
                 # The payment repeated is final, so a resend gets the same answer.
                 earlier = await store.get_payment(conn, owner, request.repeat_of_payment_id)
-                check_repeat(earlier, request)
-            record = await store.insert_payment(conn, owner, request, key, self._confirmation_ttl_s)
+                repeated = check_repeat(earlier, request)
+            keys = order_keys(request, repeated)
+            ttl_s = self._confirmation_ttl_s
+            record = await store.insert_payment(conn, owner, request, keys, ttl_s)
             if record is not None:
                 # After the insert, so a resend answers the first payment
                 # whatever the day's total is now; a refusal here rolls the
@@ -40,7 +42,7 @@ class Creation:
             if first is not None:
                 log.info("payment.resent", payment_id=first.id)
                 return answer_resend(first, request)
-            existing = await store.live_payment_for_order(conn, owner, key)
+            existing = await store.live_payment_for_order(conn, owner, keys)
         log.info("payment.duplicate_order", existing=existing.id if existing else None)
         raise duplicate_order(existing, request)
 

@@ -40,8 +40,11 @@ payments = sa.Table(
     # The caller's id for the request that made it: a resend finds this row.
     # NULL only for payments made before request ids (migration 0002).
     sa.Column("request_id", sa.Text, nullable=True),
-    # Digest of what makes two payments "the same order" (domain/orders.py).
+    # Digests of what makes two payments "the same order" (domain/orders.py):
+    # the merchant, amount and currency within the task, and the site's
+    # order number when there is one.
     sa.Column("order_key", sa.Text, nullable=False),
+    sa.Column("reference_key", sa.Text, nullable=True),
     sa.Column("state", sa.Text, nullable=False),
     sa.Column("outcome", sa.Text, nullable=True),
     sa.Column("card_operation_id", sa.Text, nullable=True),
@@ -75,6 +78,13 @@ payments = sa.Table(
         "payments_one_live_per_order",
         "owner",
         "order_key",
+        unique=True,
+        postgresql_where=sa.text(f"state NOT IN ({DEAD_STATES})"),
+    ),
+    sa.Index(
+        "payments_one_live_per_reference",
+        "owner",
+        "reference_key",
         unique=True,
         postgresql_where=sa.text(f"state NOT IN ({DEAD_STATES})"),
     ),

@@ -8,6 +8,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from nod_payments.domain.orders import OrderKeys
 from nod_payments.domain.payments import PaymentOutcome, PaymentRecord, PaymentState
 from nod_payments.domain.requests import PaymentRequest
 from nod_payments.store.models import DEAD_STATES, PAYMENT_HISTORY, payments
@@ -57,7 +58,7 @@ def one_payment(owner: str, payment_id: str) -> list[sa.ColumnElement[bool]]:
 
 
 async def insert_payment(
-    conn: AsyncConnection, owner: str, request: PaymentRequest, key: str, ttl_s: float
+    conn: AsyncConnection, owner: str, request: PaymentRequest, keys: OrderKeys, ttl_s: float
 ) -> PaymentRecord | None:
     """The new payment and its first history row; None when the request_id
     was used before or a live payment already holds the order (any unique
@@ -66,7 +67,8 @@ async def insert_payment(
         insert(payments)
         .values(
             owner=owner,
-            order_key=key,
+            order_key=keys.contents,
+            reference_key=keys.reference,
             state=PaymentState.AWAITING_CONFIRMATION.value,
             expires_at=seconds_from_now(ttl_s),
             **asdict(request),
@@ -94,10 +96,15 @@ async def payment_for_request(
 
 
 async def live_payment_for_order(
-    conn: AsyncConnection, owner: str, key: str
+    conn: AsyncConnection, owner: str, keys: OrderKeys
 ) -> PaymentRecord | None:
-    query = sa.select(payments).where(payments.c.owner == owner, payments.c.order_key == key, LIVE)
-    row = (await conn.execute(query)).first()
+    same_order = payments.c.order_key == keys.contents
+    if keys.reference is not None:
+        same_order = sa.or_(same_order, payments.c.reference_key == keys.reference)
+    query = sa.select(payments).where(payments.c.owner == owner, same_order, LIVE)
+    # An uncertain one first: the person must check it before anything else.
+    uncertain_first = (payments.c.state == PaymentState.UNCERTAIN.value).desc()
+    row = (await conn.execute(query.order_by(uncertain_first, payments.c.created_at))).first()
     return to_record(row) if row else None
 
 
