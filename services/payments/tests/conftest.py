@@ -1,11 +1,13 @@
-"""The payments tests' fixtures: a migrated schema, one in-process payments
-service for the session (started the way `serve` starts it), fresh servers
-with other settings, and service processes for the restart tests."""
+"""The payments tests' fixtures: the claims service as its own process
+(payments checks card claims there), a migrated schema, one in-process
+payments service for the session (started the way `serve` starts it), fresh
+servers with other settings, and service processes for the restart tests."""
 
 import uuid
 
 import pytest
 
+from nod.claims.v1 import claims_pb2_grpc
 from nod.payments.v1 import payments_pb2_grpc
 from nod_payments import MIGRATIONS, SCHEMA
 from nod_payments.settings import PaymentsSettings
@@ -13,7 +15,29 @@ from nod_payments.wiring import build
 from nodkit import service
 from nodkit.client import open_channel
 from nodkit.db import create_engine
-from nodtest.processes import ServiceProcess, free_port, wait_until_serving
+from nodtest.processes import Peer, ServiceProcess, free_port, wait_until_serving
+
+from .support import CardClaims
+
+
+@pytest.fixture(scope="session")
+async def claims_peer(service_env, tmp_path_factory):
+    log = tmp_path_factory.mktemp("claims") / "claims.log"
+    # Sweeps only at boot: the test runner's holder lease never matters.
+    peer = Peer("claims", {**service_env, "NOD_CLAIMS_SWEEP_INTERVAL_S": "3600"}, log)
+    await peer.start()
+    yield peer
+    peer.stop()
+
+
+@pytest.fixture(scope="session")
+async def card_claims(claims_peer):
+    """Real card claims through the claims service, as the runner makes them."""
+    channel = open_channel(claims_peer.address)
+    yield CardClaims(
+        claims_pb2_grpc.ClaimsServiceStub(channel), claims_pb2_grpc.VaultServiceStub(channel)
+    )
+    await channel.close()
 
 
 @pytest.fixture(scope="session")
@@ -42,9 +66,11 @@ async def payments_engine(payments_migrated, service_token):
 
 
 @pytest.fixture(scope="session")
-async def payments_server(payments_migrated, service_token, log_tee):
+async def payments_server(payments_migrated, service_token, claims_peer, log_tee):
     # Sweeps only at boot, so the process tests decide who sweeps what.
-    running = await start_payments_server(payments_migrated, service_token, sweep_interval_s=3600)
+    running = await start_payments_server(
+        payments_migrated, service_token, sweep_interval_s=3600, claims_addr=claims_peer.address
+    )
     yield running.address
     await running.stop()
 
@@ -57,7 +83,7 @@ async def payments_stub(payments_server):
 
 
 @pytest.fixture
-async def payments_stub_with(payments_migrated, service_token):
+async def payments_stub_with(payments_migrated, service_token, claims_peer):
     """stub_with(**settings): a stub for a fresh in-process server with those
     settings (an instance id of its own; the session's database unless
     database_url is given), stopped after the test."""
@@ -65,6 +91,7 @@ async def payments_stub_with(payments_migrated, service_token):
 
     async def start(database_url: str = payments_migrated, **overrides):
         overrides.setdefault("instance_id", f"payments-test-{uuid.uuid4().hex[:8]}")
+        overrides.setdefault("claims_addr", claims_peer.address)
         running = await start_payments_server(database_url, service_token, **overrides)
         channel = open_channel(running.address)
         cleanups.extend([channel.close, running.stop])
@@ -76,7 +103,7 @@ async def payments_stub_with(payments_migrated, service_token):
 
 
 @pytest.fixture
-def payments_processes(payments_migrated, service_env, tmp_path):
+def payments_processes(payments_migrated, service_env, claims_peer, tmp_path):
     """start(instance_id, **settings) -> (process, address); all killed at the end."""
     started: list[ServiceProcess] = []
 
@@ -86,6 +113,7 @@ def payments_processes(payments_migrated, service_env, tmp_path):
             **service_env,
             "NOD_INSTANCE_ID": instance_id,
             "NOD_PAYMENTS_LISTEN": address,
+            "NOD_CLAIMS_ADDR": claims_peer.address,
             **{f"NOD_PAYMENTS_{k.upper()}": str(v) for k, v in settings.items()},
         }
         process = ServiceProcess("nod_payments", env, tmp_path / f"{instance_id}.log")

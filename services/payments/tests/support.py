@@ -1,12 +1,16 @@
-"""Builders for the payments tests: payments in each state, and reading the
-service's own tables for what a caller can't see (its history)."""
+"""Builders for the payments tests: payments in each state, real card
+claims for them (through the claims service, as the browser runner makes
+them), and reading the service's own tables for what a caller can't see
+(its history)."""
 
 import asyncio
 import uuid
 
 import sqlalchemy as sa
 
+from nod.claims.v1 import claims_pb2 as claims_pb
 from nod.payments.v1 import payments_pb2 as pb
+from nodtest.claims import put_card
 
 SHOP = "https://shop.example"
 CARD_LABEL = "•••• 4242"
@@ -44,9 +48,50 @@ async def running_payment(stub, meta, **overrides) -> pb.Payment:
     return (await stub.StartCardEntry(request, metadata=meta)).payment
 
 
-async def submitted_payment(stub, meta, **overrides) -> pb.Payment:
+class CardClaims:
+    """The person's saved cards and the claims a runner makes to enter them."""
+
+    HOLDER = f"payments-tests-runner-{uuid.uuid4().hex[:6]}"
+
+    def __init__(self, claims_stub, vault_stub) -> None:
+        self.claims_stub = claims_stub
+        self.vault_stub = vault_stub
+
+    async def card(self, meta) -> str:
+        """A saved card of the person's; its item id."""
+        return (await put_card(self.vault_stub, meta)).id
+
+    async def claim(
+        self, meta, payment: pb.Payment, *, submit=True, **overrides
+    ) -> claims_pb.Claim:
+        """The claim a runner makes for the payment's card entry (its card
+        operation id and card, unless overridden), then SUBMITTED."""
+        await self.claims_stub.RenewHolder(
+            claims_pb.RenewHolderRequest(holder=self.HOLDER), metadata=meta
+        )
+        values = {
+            "operation_id": payment.card_operation_id,
+            "kind": claims_pb.ENTRY_KIND_CARD,
+            "item_id": payment.card_item_id,
+            "origin": payment.merchant_origin,
+            "task_id": payment.task_id,
+            "holder": self.HOLDER,
+            **overrides,
+        }
+        reply = await self.claims_stub.Claim(claims_pb.ClaimRequest(**values), metadata=meta)
+        assert reply.granted, reply.claim
+        if not submit:
+            return reply.claim
+        request = claims_pb.MarkSubmittedRequest(claim_id=reply.claim.id, holder=self.HOLDER)
+        return (await self.claims_stub.MarkSubmitted(request, metadata=meta)).claim
+
+
+async def submitted_payment(stub, meta, claims: CardClaims, **overrides) -> pb.Payment:
+    """Entered with the person's own saved card under a real, submitted claim."""
+    overrides.setdefault("card_item_id", await claims.card(meta))
     payment = await running_payment(stub, meta, **overrides)
-    request = pb.RecordSubmittedRequest(payment_id=payment.id, claim_id=str(uuid.uuid4()))
+    claim = await claims.claim(meta, payment)
+    request = pb.RecordSubmittedRequest(payment_id=payment.id, claim_id=claim.id)
     return (await stub.RecordSubmitted(request, metadata=meta)).payment
 
 

@@ -58,16 +58,16 @@ async def test_the_merchant_amount_and_currency_name_the_order(payments_stub, as
 
 
 async def test_rewording_an_order_does_not_pay_it_again(
-    payments_stub, payments_engine, as_person, person
+    payments_stub, payments_engine, card_claims, as_person, person
 ):
     """After a submitted or uncertain payment: the description's case, a
     double space, an added or another order reference are the same order."""
-    for make, reason in (
-        (submitted_payment, "DUPLICATE_ORDER"),
-        (uncertain_payment, "PAYMENT_UNCERTAIN"),
-    ):
+    for submitted, reason in ((True, "DUPLICATE_ORDER"), (False, "PAYMENT_UNCERTAIN")):
         order = {"task_id": f"task-{uuid.uuid4().hex[:8]}", "description": "1 blue teapot"}
-        earlier = await make(payments_stub, as_person, **order)
+        if submitted:
+            earlier = await submitted_payment(payments_stub, as_person, card_claims, **order)
+        else:
+            earlier = await uncertain_payment(payments_stub, as_person, **order)
         count = await count_payments(payments_engine, person)
         for reworded in (
             {"description": "1 Blue Teapot"},
@@ -84,10 +84,10 @@ async def test_rewording_an_order_does_not_pay_it_again(
 
 
 async def test_an_order_number_is_compared_without_case_spaces_or_punctuation(
-    payments_stub, as_person
+    payments_stub, card_claims, as_person
 ):
     order = an_order(order_reference="A-1001")
-    first = await submitted_payment(payments_stub, as_person, **order)
+    first = await submitted_payment(payments_stub, as_person, card_claims, **order)
     for written in ("a-1001", "A 1001", "#A1001"):
         error = await expect_error(
             create(
@@ -183,11 +183,11 @@ async def test_an_explicit_repeat_is_allowed_exactly_once(payments_stub, as_pers
     )
 
 
-async def test_a_repeat_of_the_repeat_once_it_is_final(payments_stub, as_person):
+async def test_a_repeat_of_the_repeat_once_it_is_final(payments_stub, card_claims, as_person):
     order = an_order()
-    first = await submitted_payment(payments_stub, as_person, **order)
+    first = await submitted_payment(payments_stub, as_person, card_claims, **order)
     second = await submitted_payment(
-        payments_stub, as_person, **order, repeat_of_payment_id=first.id
+        payments_stub, as_person, card_claims, **order, repeat_of_payment_id=first.id
     )
     third = await create_payment(payments_stub, as_person, **order, repeat_of_payment_id=second.id)
     assert third.repeat_of_payment_id == second.id

@@ -384,7 +384,13 @@ class RecordSubmittedRequest(_message.Message):
     CLAIM_ID_FIELD_NUMBER: _builtins.int
     payment_id: _builtins.str
     claim_id: _builtins.str
-    """The card claim the entry ran under."""
+    """The card claim the entry ran under, checked with the claims service as
+    the person: a card claim (ENTRY_KIND_CARD) under this payment's
+    card_operation_id for its card_item_id, SUBMITTED. Otherwise NOT_FOUND
+    CLAIM_NOT_FOUND, or FAILED_PRECONDITION CLAIM_MISMATCH /
+    CLAIM_NOT_SUBMITTED, and the payment is unchanged. UNAVAILABLE
+    (CLAIMS_UNAVAILABLE) when the claims service could not be asked.
+    """
     def __init__(
         self,
         *,
@@ -428,8 +434,13 @@ class RecordUncertainRequest(_message.Message):
     CLAIM_ID_FIELD_NUMBER: _builtins.int
     payment_id: _builtins.str
     reason: _builtins.str
+    """Why; stored masked (no card number) and at most 500 characters. A NUL
+    is INVALID_ARGUMENT.
+    """
     claim_id: _builtins.str
-    """Optional: the card claim, if one was granted."""
+    """Optional: the card claim, if one was granted; checked like
+    RecordSubmittedRequest.claim_id, in any state.
+    """
     def __init__(
         self,
         *,

@@ -1,9 +1,11 @@
-"""The card entry: started once, then submitted or uncertain, then the
-outcome read from the page (G3, G4, G8)."""
+"""The card entry: started once, then submitted or uncertain under the card
+claim it names (checked with the claims service), then the outcome read from
+the page (G3, G4, G8)."""
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from nod_payments.domain.card_entry import uncertain_reason
+from nod_payments.adapters.claims_client import ClaimsClient
+from nod_payments.domain.card_entry import check_card_claim, uncertain_reason
 from nod_payments.domain.payments import (
     PaymentOutcome,
     PaymentRecord,
@@ -26,9 +28,10 @@ log = get_logger("nod_payments.card_entry")
 
 
 class CardEntry:
-    def __init__(self, engine: AsyncEngine, lease: OwnLease) -> None:
+    def __init__(self, engine: AsyncEngine, lease: OwnLease, claims: ClaimsClient) -> None:
         self._engine = engine
         self._lease = lease
+        self._claims = claims
 
     async def _current(self, conn: AsyncConnection, owner: str, payment_id: str) -> PaymentRecord:
         return existing(await store.get_payment(conn, owner, payment_id))
@@ -64,6 +67,14 @@ class CardEntry:
         else:
             claim = validation.optional_uuid_id("claim_id", claim_id)
         reason = uncertain_reason(reason)
+        async with self._engine.connect() as conn:
+            current = await self._current(conn, owner, payment_id)
+        if current.state == PaymentState.RUNNING and claim is not None:
+            # Outside any transaction: nothing is held while claims answers.
+            # Only a RUNNING payment asks; a resend after the end is answered
+            # from the payment alone (explain_refused_finish).
+            found = await self._claims.get_claim(owner, claim)
+            check_card_claim(found, claim, current, target)
         async with self._engine.begin() as conn:
             moved = await transitions.finish(
                 conn, owner, payment_id, target, claim_id=claim, reason=reason
