@@ -69,12 +69,12 @@ class CardEntry:
         reason = uncertain_reason(reason)
         async with self._engine.connect() as conn:
             current = await self._current(conn, owner, payment_id)
-        if current.state == PaymentState.RUNNING and claim is not None:
+        if current.state != PaymentState.RUNNING:
+            # A resend after the end, or too early: the payment alone answers.
+            return explain_refused_finish(current, target, claim)
+        if claim is not None:
             # Outside any transaction: nothing is held while claims answers.
-            # Only a RUNNING payment asks; a resend after the end is answered
-            # from the payment alone (explain_refused_finish).
-            found = await self._claims.get_claim(owner, claim)
-            check_card_claim(found, claim, current, target)
+            check_card_claim(await self._claims.get_claim(owner, claim), claim, current, target)
         async with self._engine.begin() as conn:
             moved = await transitions.finish(
                 conn, owner, payment_id, target, claim_id=claim, reason=reason
