@@ -34,6 +34,7 @@ async def prepare(vault_stub, payments_stub, meta, shop, task_id, *, card_number
     )
     payment = await payments_stub.CreatePayment(
         payments.CreatePaymentRequest(
+            request_id=f"{task_id}:step-1",
             task_id=task_id,
             merchant_origin=shop.url,
             amount_minor=2500,
@@ -182,6 +183,8 @@ async def test_the_same_order_is_not_paid_twice(
     await expect_error(
         payments_stub.CreatePayment(
             payments.CreatePaymentRequest(
+                # A later step of the task asking for the same order again.
+                request_id="task-twice:step-2",
                 task_id="task-twice",
                 merchant_origin=shop_site.url,
                 amount_minor=2500,

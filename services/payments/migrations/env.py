@@ -1,4 +1,4 @@
-from nod_payments.models import metadata
+from nod_payments.store.models import metadata
 from nodkit.migrations import run_env
 
 run_env(metadata)

@@ -4,8 +4,16 @@ import grpc
 import pytest
 
 from nod.payments.v1 import payments_pb2 as pb
-from nodtest.payments import count_payments, create_payment, create_request, transitions
 from nodtest.rpc import expect_error
+
+from .support import (
+    count_payments,
+    create_payment,
+    create_request,
+    get_payment,
+    running_payment,
+    transitions,
+)
 
 BAD_PAYMENTS = [
     ({"amount_minor": 0}, "amount_minor"),
@@ -32,6 +40,11 @@ BAD_PAYMENTS = [
     ({"order_reference": "4111-1111-1111-1111"}, "order_reference"),
     ({"order_reference": "A1234567890123"}, "order_reference"),
     ({"repeat_of_payment_id": "earlier"}, "repeat_of_payment_id"),
+    ({"request_id": ""}, "request_id"),
+    ({"request_id": "r" * 129}, "request_id"),
+    ({"request_id": "step\t1"}, "request_id"),
+    ({"request_id": " step-1"}, "request_id"),
+    ({"request_id": "step-4111111111111111"}, "request_id"),
 ]
 
 
@@ -106,3 +119,41 @@ async def test_bad_requests_about_a_payment_change_nothing(
     )
     assert reply.payment == payment
     assert await transitions(payments_engine, payment.id) == history
+
+
+async def test_a_nul_in_an_uncertain_reason_is_refused_and_changes_nothing(
+    payments_stub, payments_engine, as_person
+):
+    """A definite refusal naming the field (never INTERNAL, which a caller
+    must read as "may have happened"); the entry's end is then recorded with
+    a reason that can be stored."""
+    payment = await running_payment(payments_stub, as_person)
+    history = await transitions(payments_engine, payment.id)
+    await expect_error(
+        payments_stub.RecordUncertain(
+            pb.RecordUncertainRequest(payment_id=payment.id, reason="tab crashed\x00"),
+            metadata=as_person,
+        ),
+        grpc.StatusCode.INVALID_ARGUMENT,
+        field="reason",
+    )
+    assert await get_payment(payments_stub, as_person, payment.id) == payment
+    assert await transitions(payments_engine, payment.id) == history
+
+    reply = await payments_stub.RecordUncertain(
+        pb.RecordUncertainRequest(payment_id=payment.id, reason="tab crashed"),
+        metadata=as_person,
+    )
+    assert reply.payment.state == pb.PAYMENT_STATE_UNCERTAIN
+    assert reply.payment.reason == "tab crashed"
+
+
+async def test_an_uncertain_reason_is_masked_before_it_is_cut_to_length(payments_stub, as_person):
+    payment = await running_payment(payments_stub, as_person)
+    reason = "x" * 490 + " 4111111111111111"
+    reply = await payments_stub.RecordUncertain(
+        pb.RecordUncertainRequest(payment_id=payment.id, reason=reason), metadata=as_person
+    )
+    assert reply.payment.state == pb.PAYMENT_STATE_UNCERTAIN
+    assert len(reply.payment.reason) == 500
+    assert "41111" not in reply.payment.reason

@@ -6,7 +6,8 @@ import grpc
 
 from nod.payments.v1 import payments_pb2 as pb
 from nodkit.client import NodRpcError
-from nodtest.payments import confirmed_payment, create_payment, get_payment, transitions
+
+from .support import confirmed_payment, create_payment, get_payment, transitions
 
 
 async def outcomes(calls):

@@ -1,13 +1,17 @@
 """The flow the tasks service drives: create, yes, card entry, submitted, outcome."""
 
-import uuid
-
 from nod.payments.v1 import payments_pb2 as pb
-from nodtest.payments import create_payment, transitions
+
+from .support import create_payment, transitions
 
 
-async def test_a_payment_goes_from_request_to_paid(payments_stub, payments_engine, as_person):
-    payment = await create_payment(payments_stub, as_person, order_reference="A-1001")
+async def test_a_payment_goes_from_request_to_paid(
+    payments_stub, payments_engine, card_claims, as_person
+):
+    card_item_id = await card_claims.card(as_person)
+    payment = await create_payment(
+        payments_stub, as_person, order_reference="A-1001", card_item_id=card_item_id
+    )
     assert payment.state == pb.PAYMENT_STATE_AWAITING_CONFIRMATION
     assert payment.expires_at.seconds > payment.created_at.seconds
 
@@ -23,7 +27,7 @@ async def test_a_payment_goes_from_request_to_paid(payments_stub, payments_engin
     assert started.card_operation_id == f"payment:{payment.id}:card"
     assert started.payment.state == pb.PAYMENT_STATE_RUNNING
 
-    claim_id = str(uuid.uuid4())
+    claim_id = (await card_claims.claim(as_person, started.payment)).id
     submitted = await payments_stub.RecordSubmitted(
         pb.RecordSubmittedRequest(payment_id=payment.id, claim_id=claim_id), metadata=as_person
     )

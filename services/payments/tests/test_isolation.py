@@ -6,8 +6,9 @@ import grpc
 
 from nod.payments.v1 import payments_pb2 as pb
 from nodkit.client import call_metadata
-from nodtest.payments import get_payment, running_payment, transitions
 from nodtest.rpc import expect_error
+
+from .support import get_payment, running_payment, transitions
 
 
 def every_call_on(stub, meta, payment_id):

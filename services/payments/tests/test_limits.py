@@ -7,8 +7,9 @@ import grpc
 
 from nod.payments.v1 import payments_pb2 as pb
 from nodkit.client import NodRpcError, call_metadata
-from nodtest.payments import confirmed_payment, count_payments, create_payment, create_request
 from nodtest.rpc import expect_error
+
+from .support import confirmed_payment, count_payments, create_payment, create_request
 
 
 async def set_limits(stub, meta, single=0, daily=0, currency="EUR") -> pb.PaymentLimits:

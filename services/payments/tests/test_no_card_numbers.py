@@ -1,14 +1,14 @@
 """Card numbers are masked everywhere (G8): the payments schema never holds one."""
 
 import re
-import uuid
 
 import grpc
 import sqlalchemy as sa
 
 from nod.payments.v1 import payments_pb2 as pb
-from nodtest.payments import create_request, running_payment, submitted_payment
 from nodtest.rpc import expect_error
+
+from .support import create_request, running_payment, submitted_payment
 
 CARD = "4111111111111111"
 CARD_GROUPED = "4111 1111 1111 1111"
@@ -31,7 +31,7 @@ async def every_row_as_text(engine) -> list[str]:
 
 
 async def test_the_database_never_holds_a_card_number(
-    payments_stub, payments_engine, as_person, log_tee
+    payments_stub, payments_engine, card_claims, as_person, log_tee
 ):
     for fields in (
         {"card_label": CARD},
@@ -44,19 +44,24 @@ async def test_the_database_never_holds_a_card_number(
             payments_stub.CreatePayment(create_request(**fields), metadata=as_person),
             grpc.StatusCode.INVALID_ARGUMENT,
         )
-    paid = await submitted_payment(payments_stub, as_person, card_label="Visa •••• 1111")
+    paid = await submitted_payment(
+        payments_stub, as_person, card_claims, card_label="Visa •••• 1111"
+    )
     await payments_stub.RecordOutcome(
         pb.RecordOutcomeRequest(payment_id=paid.id, outcome=pb.PAYMENT_OUTCOME_PAID),
         metadata=as_person,
     )
-    cut_off = await running_payment(payments_stub, as_person)
+    cut_off = await running_payment(
+        payments_stub, as_person, card_item_id=await card_claims.card(as_person)
+    )
+    interrupted = await card_claims.claim(as_person, cut_off, submit=False)
     # A careless caller's reason is stored masked rather than refused: an
     # UNCERTAIN report must never be lost.
     reply = await payments_stub.RecordUncertain(
         pb.RecordUncertainRequest(
             payment_id=cut_off.id,
             reason=f"form rejected {CARD} / {CARD_GROUPED} / {NOT_LUHN}",
-            claim_id=str(uuid.uuid4()),
+            claim_id=interrupted.id,
         ),
         metadata=as_person,
     )

@@ -7,7 +7,9 @@ import grpc
 
 from nod.payments.v1 import payments_pb2 as pb
 from nodkit.client import NodRpcError
-from nodtest.payments import (
+from nodtest.rpc import expect_error
+
+from .support import (
     confirmed_payment,
     count_payments,
     create_payment,
@@ -15,7 +17,6 @@ from nodtest.payments import (
     submitted_payment,
     uncertain_payment,
 )
-from nodtest.rpc import expect_error
 
 
 def an_order(**overrides) -> dict:
@@ -41,17 +42,78 @@ async def test_a_second_payment_for_the_same_order_is_refused(
     assert await count_payments(payments_engine, person) == 1
 
 
-async def test_without_a_reference_the_contents_name_the_order(payments_stub, as_person):
+async def test_the_merchant_amount_and_currency_name_the_order(payments_stub, as_person):
     order = {"task_id": f"task-{uuid.uuid4().hex[:8]}", "amount_minor": 1500}
-    await confirmed_payment(payments_stub, as_person, **order)
+    first = await confirmed_payment(payments_stub, as_person, **order)
+    for same_order in ({}, {"description": "a mug"}, {"order_reference": "B-2002"}):
+        error = await expect_error(
+            create(payments_stub, as_person, **order, **same_order),
+            grpc.StatusCode.FAILED_PRECONDITION,
+            reason="DUPLICATE_ORDER",
+        )
+        assert error.metadata["payment_id"] == first.id
+    other_amount = await create_payment(payments_stub, as_person, **{**order, "amount_minor": 1600})
+    other_currency = await create_payment(payments_stub, as_person, **order, currency="USD")
+    assert other_amount.state == other_currency.state == pb.PAYMENT_STATE_AWAITING_CONFIRMATION
+
+
+async def test_rewording_an_order_does_not_pay_it_again(
+    payments_stub, payments_engine, card_claims, as_person, person
+):
+    """After a submitted or uncertain payment: the description's case, a
+    double space, an added or another order reference are the same order."""
+    for submitted, reason in ((True, "DUPLICATE_ORDER"), (False, "PAYMENT_UNCERTAIN")):
+        order = {"task_id": f"task-{uuid.uuid4().hex[:8]}", "description": "1 blue teapot"}
+        if submitted:
+            earlier = await submitted_payment(payments_stub, as_person, card_claims, **order)
+        else:
+            earlier = await uncertain_payment(payments_stub, as_person, **order)
+        count = await count_payments(payments_engine, person)
+        for reworded in (
+            {"description": "1 Blue Teapot"},
+            {"description": "1 blue  teapot"},
+            {"order_reference": "A-1001"},
+        ):
+            error = await expect_error(
+                create(payments_stub, as_person, **{**order, **reworded}),
+                grpc.StatusCode.FAILED_PRECONDITION,
+                reason=reason,
+            )
+            assert error.metadata["payment_id"] == earlier.id
+        assert await count_payments(payments_engine, person) == count
+
+
+async def test_an_order_number_is_compared_without_case_spaces_or_punctuation(
+    payments_stub, card_claims, as_person
+):
+    order = an_order(order_reference="A-1001")
+    first = await submitted_payment(payments_stub, as_person, card_claims, **order)
+    for written in ("a-1001", "A 1001", "#A1001"):
+        error = await expect_error(
+            create(
+                payments_stub, as_person, **order | {"order_reference": written}, amount_minor=1
+            ),
+            grpc.StatusCode.FAILED_PRECONDITION,
+            reason="DUPLICATE_ORDER",
+        )
+        assert error.metadata["payment_id"] == first.id
+
+
+async def test_a_reworded_repeat_is_still_the_explicit_repeat(payments_stub, as_person):
+    order = an_order()
+    earlier = await uncertain_payment(payments_stub, as_person, **order)
+    repeat = await create_payment(
+        payments_stub,
+        as_person,
+        **order | {"description": "1 × Blue Teapot", "order_reference": "a1001"},
+        repeat_of_payment_id=earlier.id,
+    )
+    assert repeat.repeat_of_payment_id == earlier.id
     await expect_error(
-        create(payments_stub, as_person, **order),
+        create(payments_stub, as_person, **order, repeat_of_payment_id=earlier.id),
         grpc.StatusCode.FAILED_PRECONDITION,
         reason="DUPLICATE_ORDER",
     )
-    other_amount = await create_payment(payments_stub, as_person, **{**order, "amount_minor": 1600})
-    other_text = await create_payment(payments_stub, as_person, **order, description="a mug")
-    assert other_amount.state == other_text.state == pb.PAYMENT_STATE_AWAITING_CONFIRMATION
 
 
 async def test_other_tasks_merchants_and_people_are_other_orders(
@@ -121,11 +183,11 @@ async def test_an_explicit_repeat_is_allowed_exactly_once(payments_stub, as_pers
     )
 
 
-async def test_a_repeat_of_the_repeat_once_it_is_final(payments_stub, as_person):
+async def test_a_repeat_of_the_repeat_once_it_is_final(payments_stub, card_claims, as_person):
     order = an_order()
-    first = await submitted_payment(payments_stub, as_person, **order)
+    first = await submitted_payment(payments_stub, as_person, card_claims, **order)
     second = await submitted_payment(
-        payments_stub, as_person, **order, repeat_of_payment_id=first.id
+        payments_stub, as_person, card_claims, **order, repeat_of_payment_id=first.id
     )
     third = await create_payment(payments_stub, as_person, **order, repeat_of_payment_id=second.id)
     assert third.repeat_of_payment_id == second.id
@@ -136,7 +198,7 @@ async def test_concurrent_requests_for_one_order_create_one_payment(
 ):
     order = an_order()
     earlier = await uncertain_payment(payments_stub, as_person, **order)
-    new_order = {**order, "order_reference": "B-2002"}
+    new_order = {**order, "order_reference": "B-2002", "amount_minor": 999}
     for fields in (new_order, {**order, "repeat_of_payment_id": earlier.id}):
         results = await asyncio.gather(
             *(create(payments_stub, as_person, **fields) for _ in range(16)),

@@ -9,14 +9,15 @@ from nod.payments.v1 import payments_pb2 as pb
 from nod.payments.v1 import payments_pb2_grpc
 from nod_payments.recovery import LEASE_EXPIRED, RESTARTED
 from nodkit.client import open_channel
-from nodtest.payments import (
+from nodtest.processes import run_migrate
+
+from .support import (
     confirmed_payment,
     get_payment,
     running_payment,
     transitions,
     wait_for_state,
 )
-from nodtest.processes import run_migrate
 
 QUICK = {"lease_ttl_s": 1.5, "sweep_interval_s": 0.2}
 

@@ -85,6 +85,6 @@ async def test_reflection_lists_the_service(payments_server):
 
 def test_migrations_match_the_models(payments_migrated):
     from nod_payments import SCHEMA
-    from nod_payments.models import metadata
+    from nod_payments.store.models import metadata
 
     assert migration_drift(payments_migrated, metadata, SCHEMA) == []

@@ -8,7 +8,9 @@ import grpc
 import pytest
 
 from nod.payments.v1 import payments_pb2 as pb
-from nodtest.payments import (
+from nodtest.rpc import expect_error
+
+from .support import (
     confirmed_payment,
     create_payment,
     get_payment,
@@ -17,41 +19,49 @@ from nodtest.payments import (
     transitions,
     uncertain_payment,
 )
-from nodtest.rpc import expect_error
-
-SUBMITTED_CLAIM = str(uuid.uuid4())
 
 
-async def refused_payment(stub, meta):
-    payment = await create_payment(stub, meta)
+async def refused_payment(stub, meta, **fields):
+    payment = await create_payment(stub, meta, **fields)
     request = pb.ConfirmPaymentRequest(payment_id=payment.id, decision=pb.DECISION_NO)
     return (await stub.ConfirmPayment(request, metadata=meta)).payment
 
 
-async def cancelled_payment(stub, meta):
-    payment = await confirmed_payment(stub, meta)
+async def cancelled_payment(stub, meta, **fields):
+    payment = await confirmed_payment(stub, meta, **fields)
     request = pb.CancelForTaskRequest(task_id=payment.task_id)
     return (await stub.CancelForTask(request, metadata=meta)).cancelled[0]
 
 
-async def submitted_with_known_claim(stub, meta):
-    payment = await running_payment(stub, meta)
-    request = pb.RecordSubmittedRequest(payment_id=payment.id, claim_id=SUBMITTED_CLAIM)
-    return (await stub.RecordSubmitted(request, metadata=meta)).payment
+def with_a_saved_card(make):
+    async def build(stub, meta, claims):
+        return await make(stub, meta, card_item_id=await claims.card(meta))
+
+    return build
 
 
 BUILDERS = {
-    "awaiting": create_payment,
-    "confirmed": confirmed_payment,
-    "running": running_payment,
-    "submitted": submitted_with_known_claim,
-    "uncertain": uncertain_payment,
-    "refused": refused_payment,
-    "cancelled": cancelled_payment,
+    "awaiting": with_a_saved_card(create_payment),
+    "confirmed": with_a_saved_card(confirmed_payment),
+    "running": with_a_saved_card(running_payment),
+    "submitted": submitted_payment,
+    "uncertain": with_a_saved_card(uncertain_payment),
+    "refused": with_a_saved_card(refused_payment),
+    "cancelled": with_a_saved_card(cancelled_payment),
 }
 
 
-def call(stub, meta, payment, action):
+async def claim_for(claims, meta, payment) -> str:
+    """The claim a "submitted" call names: the one recorded, a real
+    submitted card claim for a running payment, else any id (nothing asks)."""
+    if payment.claim_id:
+        return payment.claim_id
+    if payment.state == pb.PAYMENT_STATE_RUNNING:
+        return (await claims.claim(meta, payment)).id
+    return str(uuid.uuid4())
+
+
+def call(stub, meta, payment, action, claim_id):
     pid = payment.id
     requests = {
         "yes": (stub.ConfirmPayment, pb.ConfirmPaymentRequest(payment_id=pid, decision=1)),
@@ -59,7 +69,7 @@ def call(stub, meta, payment, action):
         "start": (stub.StartCardEntry, pb.StartCardEntryRequest(payment_id=pid)),
         "submitted": (
             stub.RecordSubmitted,
-            pb.RecordSubmittedRequest(payment_id=pid, claim_id=SUBMITTED_CLAIM),
+            pb.RecordSubmittedRequest(payment_id=pid, claim_id=claim_id),
         ),
         "submitted_other_claim": (
             stub.RecordSubmitted,
@@ -151,14 +161,15 @@ CASES = (
 
 @pytest.mark.parametrize(("state", "action", "expected"), CASES)
 async def test_every_call_in_every_state(
-    payments_stub, payments_engine, as_person, state, action, expected
+    payments_stub, payments_engine, card_claims, as_person, state, action, expected
 ):
-    before = await BUILDERS[state](payments_stub, as_person)
+    before = await BUILDERS[state](payments_stub, as_person, card_claims)
+    claim_id = await claim_for(card_claims, as_person, before)
     history = await transitions(payments_engine, before.id)
     kind, detail = expected
     if kind == "refused":
         error = await expect_error(
-            call(payments_stub, as_person, before, action),
+            call(payments_stub, as_person, before, action, claim_id),
             grpc.StatusCode.FAILED_PRECONDITION,
             reason=detail,
         )
@@ -166,7 +177,7 @@ async def test_every_call_in_every_state(
         assert await get_payment(payments_stub, as_person, before.id) == before
         assert await transitions(payments_engine, before.id) == history
         return
-    reply = await call(payments_stub, as_person, before, action)
+    reply = await call(payments_stub, as_person, before, action, claim_id)
     if kind == "same":
         assert reply.payment == before
         assert await transitions(payments_engine, before.id) == history
@@ -183,8 +194,8 @@ def test_every_state_and_call_is_covered():
     assert missing == {("submitted", "paid")}
 
 
-async def test_the_outcome_is_recorded_once(payments_stub, payments_engine, as_person):
-    payment = await submitted_payment(payments_stub, as_person)
+async def test_the_outcome_is_recorded_once(payments_stub, payments_engine, card_claims, as_person):
+    payment = await submitted_payment(payments_stub, as_person, card_claims)
 
     def outcome(value):
         request = pb.RecordOutcomeRequest(payment_id=payment.id, outcome=value)
@@ -204,9 +215,12 @@ async def test_the_outcome_is_recorded_once(payments_stub, payments_engine, as_p
     assert await transitions(payments_engine, payment.id) == history
 
 
-async def test_uncertain_keeps_its_reason_and_claim(payments_stub, as_person):
-    payment = await running_payment(payments_stub, as_person)
-    claim_id = str(uuid.uuid4())
+async def test_uncertain_keeps_its_reason_and_claim(payments_stub, card_claims, as_person):
+    payment = await running_payment(
+        payments_stub, as_person, card_item_id=await card_claims.card(as_person)
+    )
+    # Cut off mid-entry: the claim is still RUNNING.
+    claim_id = (await card_claims.claim(as_person, payment, submit=False)).id
     reply = await payments_stub.RecordUncertain(
         pb.RecordUncertainRequest(payment_id=payment.id, reason="tab crashed", claim_id=claim_id),
         metadata=as_person,

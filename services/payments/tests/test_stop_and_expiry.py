@@ -7,7 +7,9 @@ import grpc
 import sqlalchemy as sa
 
 from nod.payments.v1 import payments_pb2 as pb
-from nodtest.payments import (
+from nodtest.rpc import expect_error
+
+from .support import (
     confirmed_payment,
     create_payment,
     get_payment,
@@ -16,7 +18,6 @@ from nodtest.payments import (
     transitions,
     wait_for_state,
 )
-from nodtest.rpc import expect_error
 
 
 def decide(stub, meta, payment_id, decision=pb.DECISION_YES):
@@ -36,12 +37,14 @@ async def wait_until_overdue(engine, payment_id: str, timeout_s: float = 10.0) -
     raise AssertionError(f"payment {payment_id} did not pass its expiry in {timeout_s}s")
 
 
-async def test_stop_cancels_what_has_not_started(payments_stub, as_person):
+async def test_stop_cancels_what_has_not_started(payments_stub, card_claims, as_person):
     task_id = f"task-{uuid.uuid4().hex[:8]}"
     awaiting = await create_payment(payments_stub, as_person, task_id=task_id, amount_minor=1)
     confirmed = await confirmed_payment(payments_stub, as_person, task_id=task_id, amount_minor=2)
     running = await running_payment(payments_stub, as_person, task_id=task_id, amount_minor=3)
-    submitted = await submitted_payment(payments_stub, as_person, task_id=task_id, amount_minor=4)
+    submitted = await submitted_payment(
+        payments_stub, as_person, card_claims, task_id=task_id, amount_minor=4
+    )
     other_task = await create_payment(payments_stub, as_person)
 
     reply = await payments_stub.CancelForTask(
@@ -83,14 +86,18 @@ async def test_a_yes_after_stop_starts_nothing(payments_stub, payments_engine, a
     assert await transitions(payments_engine, payment.id) == history
 
 
-async def test_an_entry_left_running_by_stop_still_records_its_end(payments_stub, as_person):
-    payment = await running_payment(payments_stub, as_person)
+async def test_an_entry_left_running_by_stop_still_records_its_end(
+    payments_stub, card_claims, as_person
+):
+    payment = await running_payment(
+        payments_stub, as_person, card_item_id=await card_claims.card(as_person)
+    )
     await payments_stub.CancelForTask(
         pb.CancelForTaskRequest(task_id=payment.task_id), metadata=as_person
     )
+    claim = await card_claims.claim(as_person, payment)
     reply = await payments_stub.RecordSubmitted(
-        pb.RecordSubmittedRequest(payment_id=payment.id, claim_id=str(uuid.uuid4())),
-        metadata=as_person,
+        pb.RecordSubmittedRequest(payment_id=payment.id, claim_id=claim.id), metadata=as_person
     )
     assert reply.payment.state == pb.PAYMENT_STATE_SUBMITTED
 

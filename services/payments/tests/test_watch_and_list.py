@@ -4,7 +4,8 @@ import asyncio
 import uuid
 
 from nod.payments.v1 import payments_pb2 as pb
-from nodtest.payments import confirmed_payment, create_payment, submitted_payment
+
+from .support import confirmed_payment, create_payment, submitted_payment
 
 
 async def eventually(condition, timeout_s: float = 10.0) -> None:
@@ -14,8 +15,10 @@ async def eventually(condition, timeout_s: float = 10.0) -> None:
         await asyncio.sleep(0.02)
 
 
-async def test_a_watch_follows_the_payment_until_it_is_final(payments_stub, as_person):
-    payment = await create_payment(payments_stub, as_person)
+async def test_a_watch_follows_the_payment_until_it_is_final(payments_stub, card_claims, as_person):
+    payment = await create_payment(
+        payments_stub, as_person, card_item_id=await card_claims.card(as_person)
+    )
     seen: list[int] = []
 
     async def watch():
@@ -25,17 +28,16 @@ async def test_a_watch_follows_the_payment_until_it_is_final(payments_stub, as_p
 
     watching = asyncio.create_task(watch())
     await eventually(lambda: len(seen) == 1)
-    steps = [
-        (payments_stub.ConfirmPayment, pb.ConfirmPaymentRequest(payment_id=payment.id, decision=1)),
-        (payments_stub.StartCardEntry, pb.StartCardEntryRequest(payment_id=payment.id)),
-        (
-            payments_stub.RecordSubmitted,
-            pb.RecordSubmittedRequest(payment_id=payment.id, claim_id=str(uuid.uuid4())),
-        ),
-    ]
-    for number, (method, request) in enumerate(steps, start=2):
-        await method(request, metadata=as_person)
-        await eventually(lambda n=number: len(seen) == n)
+    confirm = pb.ConfirmPaymentRequest(payment_id=payment.id, decision=1)
+    await payments_stub.ConfirmPayment(confirm, metadata=as_person)
+    await eventually(lambda: len(seen) == 2)
+    start = pb.StartCardEntryRequest(payment_id=payment.id)
+    started = (await payments_stub.StartCardEntry(start, metadata=as_person)).payment
+    await eventually(lambda: len(seen) == 3)
+    claim = await card_claims.claim(as_person, started)
+    submit = pb.RecordSubmittedRequest(payment_id=payment.id, claim_id=claim.id)
+    await payments_stub.RecordSubmitted(submit, metadata=as_person)
+    await eventually(lambda: len(seen) == 4)
     await asyncio.wait_for(watching, timeout=5)  # the stream ends at a final state
     assert seen == [
         pb.PAYMENT_STATE_AWAITING_CONFIRMATION,
@@ -45,8 +47,8 @@ async def test_a_watch_follows_the_payment_until_it_is_final(payments_stub, as_p
     ]
 
 
-async def test_a_watch_of_a_final_payment_answers_once(payments_stub, as_person):
-    payment = await submitted_payment(payments_stub, as_person)
+async def test_a_watch_of_a_final_payment_answers_once(payments_stub, card_claims, as_person):
+    payment = await submitted_payment(payments_stub, as_person, card_claims)
     request = pb.WatchPaymentRequest(payment_id=payment.id)
     replies = [r async for r in payments_stub.WatchPayment(request, metadata=as_person)]
     assert [r.payment for r in replies] == [payment]

@@ -18,7 +18,6 @@ pytest_plugins = [
     "nodtest.mail",
     "nodtest.approvals",
     "nodtest.browser",
-    "nodtest.payments",
     "nodtest.demo",
 ]
 

@@ -9,7 +9,7 @@ expires payments nobody said yes to in time.
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from nod_payments import state_changes as changes
+from nod_payments.store import transitions
 from nodkit.logging import get_logger
 
 log = get_logger("nod_payments.recovery")
@@ -20,8 +20,8 @@ LEASE_EXPIRED = "the payments instance running the card entry stopped renewing i
 
 async def release_own_running(engine: AsyncEngine, instance_id: str) -> int:
     async with engine.begin() as conn:
-        ended = await changes.end_running(
-            conn, changes.run_by(instance_id), actor=f"boot:{instance_id}", reason=RESTARTED
+        ended = await transitions.end_running(
+            conn, transitions.run_by(instance_id), actor=f"boot:{instance_id}", reason=RESTARTED
         )
     if ended:
         log.warning("boot.uncertain_payments", payments=[p.id for p in ended])
@@ -31,10 +31,10 @@ async def release_own_running(engine: AsyncEngine, instance_id: str) -> int:
 async def sweep_once(engine: AsyncEngine, instance_id: str) -> int:
     actor = f"sweeper:{instance_id}"
     async with engine.begin() as conn:
-        ended = await changes.end_running(
-            conn, changes.run_by_dead_instances(), actor=actor, reason=LEASE_EXPIRED
+        ended = await transitions.end_running(
+            conn, transitions.run_by_dead_instances(), actor=actor, reason=LEASE_EXPIRED
         )
-        expired = await changes.expire_overdue(conn, actor=actor)
+        expired = await transitions.expire_overdue(conn, actor=actor)
     if ended or expired:
         log.warning(
             "sweep.done",

@@ -1,13 +1,17 @@
 from pydantic import Field
 from pydantic_settings import SettingsConfigDict
 
-from nodkit.settings import ServiceSettings
+from nodkit.settings import ServiceSettings, shared
 
 
 class PaymentsSettings(ServiceSettings):
     model_config = SettingsConfigDict(env_prefix="NOD_PAYMENTS_")
 
     listen: str = "0.0.0.0:50053"
+    # Where the claims service answers (the name every caller of it shares):
+    # the claim a card entry's end names is checked there.
+    claims_addr: str = Field("127.0.0.1:50051", validation_alias=shared("claims_addr"))
+    claims_timeout_s: float = Field(5.0, gt=0)
     # This instance renews its lease well inside the ttl; past it, another
     # replica's sweeper ends this instance's RUNNING payments as UNCERTAIN.
     lease_ttl_s: float = Field(30.0, gt=0)

@@ -1,14 +1,19 @@
 """Builds the payments service from its settings: the engine, this
-instance's lease, the use cases and their servicer, the boot reconcile and
-the sweeper. Nothing else constructs them."""
+instance's lease, the claims client, the use cases and their servicer, the
+boot reconcile and the sweeper. Nothing else constructs them."""
 
 from nod.payments.v1 import payments_pb2, payments_pb2_grpc
 from nod_payments import MIGRATIONS, SCHEMA
-from nod_payments.apps import build_apps
-from nod_payments.models import INSTANCE_LEASES
+from nod_payments.adapters.claims_client import ClaimsClient
+from nod_payments.api.payments import PaymentsServicer
+from nod_payments.app.card_entry import CardEntry
+from nod_payments.app.confirmation import Confirmation
+from nod_payments.app.creation import Creation
+from nod_payments.app.limits import LimitsApp
+from nod_payments.app.payments import Payments
 from nod_payments.recovery import release_own_running, sweep_once
-from nod_payments.servicer import PaymentsServicer
 from nod_payments.settings import PaymentsSettings
+from nod_payments.store.models import INSTANCE_LEASES
 from nodkit.background import every
 from nodkit.db import answers, create_engine
 from nodkit.leases import OwnLease
@@ -20,7 +25,16 @@ SERVICES = payments_pb2.DESCRIPTOR.services_by_name
 async def build(settings: PaymentsSettings) -> Service:
     engine = create_engine(settings, SCHEMA)
     lease = OwnLease(engine, INSTANCE_LEASES, settings.instance_id, settings.lease_ttl_s)
-    servicer = PaymentsServicer(build_apps(settings, engine, lease))
+    claims = ClaimsClient(
+        settings.claims_addr, settings.own_token("payments"), settings.claims_timeout_s
+    )
+    servicer = PaymentsServicer(
+        creation=Creation(engine, confirmation_ttl_s=settings.confirmation_ttl_s),
+        confirmation=Confirmation(engine, instance_id=settings.instance_id),
+        card_entry=CardEntry(engine, lease, claims),
+        payments=Payments(engine, watch_poll_s=settings.watch_poll_s),
+        limits=LimitsApp(engine),
+    )
 
     async def boot() -> None:
         """Before SERVING: this instance's cut-off card entries end UNCERTAIN."""
@@ -36,6 +50,10 @@ async def build(settings: PaymentsSettings) -> Service:
             event="sweep",
         )
 
+    async def close() -> None:
+        await claims.close()
+        await engine.dispose()
+
     return Service(
         name="payments",
         grpc_services=[
@@ -48,5 +66,5 @@ async def build(settings: PaymentsSettings) -> Service:
         boot=boot,
         background=[lease.keep_alive(), sweep],
         probe=lambda: answers(engine),
-        close=engine.dispose,
+        close=close,
     )

@@ -139,6 +139,7 @@ class Payment(_message.Message):
     EXPIRES_AT_FIELD_NUMBER: _builtins.int
     CONFIRMED_AT_FIELD_NUMBER: _builtins.int
     STARTED_AT_FIELD_NUMBER: _builtins.int
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
     id: _builtins.str
     task_id: _builtins.str
     merchant_origin: _builtins.str
@@ -164,6 +165,10 @@ class Payment(_message.Message):
     """The card claim, once the entry was submitted (or reported uncertain)."""
     reason: _builtins.str
     """Why it ended UNCERTAIN (never a private value)."""
+    request_id: _builtins.str
+    """The CreatePaymentRequest.request_id that made it (empty for payments
+    made before request ids).
+    """
     @_builtins.property
     def created_at(self) -> _timestamp_pb2.Timestamp: ...
     @_builtins.property
@@ -199,10 +204,11 @@ class Payment(_message.Message):
         expires_at: _timestamp_pb2.Timestamp | None = ...,
         confirmed_at: _timestamp_pb2.Timestamp | None = ...,
         started_at: _timestamp_pb2.Timestamp | None = ...,
+        request_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["confirmed_at", b"confirmed_at", "created_at", b"created_at", "expires_at", b"expires_at", "started_at", b"started_at", "updated_at", b"updated_at"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["amount_minor", b"amount_minor", "card_item_id", b"card_item_id", "card_label", b"card_label", "card_operation_id", b"card_operation_id", "claim_id", b"claim_id", "confirmed_at", b"confirmed_at", "created_at", b"created_at", "currency", b"currency", "description", b"description", "expires_at", b"expires_at", "id", b"id", "merchant_origin", b"merchant_origin", "order_reference", b"order_reference", "outcome", b"outcome", "reason", b"reason", "repeat_of_payment_id", b"repeat_of_payment_id", "started_at", b"started_at", "state", b"state", "task_id", b"task_id", "updated_at", b"updated_at"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["amount_minor", b"amount_minor", "card_item_id", b"card_item_id", "card_label", b"card_label", "card_operation_id", b"card_operation_id", "claim_id", b"claim_id", "confirmed_at", b"confirmed_at", "created_at", b"created_at", "currency", b"currency", "description", b"description", "expires_at", b"expires_at", "id", b"id", "merchant_origin", b"merchant_origin", "order_reference", b"order_reference", "outcome", b"outcome", "reason", b"reason", "repeat_of_payment_id", b"repeat_of_payment_id", "request_id", b"request_id", "started_at", b"started_at", "state", b"state", "task_id", b"task_id", "updated_at", b"updated_at"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -221,6 +227,7 @@ class CreatePaymentRequest(_message.Message):
     CARD_LABEL_FIELD_NUMBER: _builtins.int
     ORDER_REFERENCE_FIELD_NUMBER: _builtins.int
     REPEAT_OF_PAYMENT_ID_FIELD_NUMBER: _builtins.int
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
     task_id: _builtins.str
     merchant_origin: _builtins.str
     amount_minor: _builtins.int
@@ -236,6 +243,12 @@ class CreatePaymentRequest(_message.Message):
     """Optional: an earlier SUBMITTED or UNCERTAIN payment for the same order
     that the person explicitly asked to pay again. Allowed once per payment.
     """
+    request_id: _builtins.str
+    """Required, 1-128 printable characters, chosen by the caller once per
+    request (the tasks service derives it from the task and the step). A
+    resend with the same request_id and the same content answers the payment
+    the first one made; other content is ALREADY_EXISTS, REQUEST_ID_REUSED.
+    """
     def __init__(
         self,
         *,
@@ -248,10 +261,11 @@ class CreatePaymentRequest(_message.Message):
         card_label: _builtins.str = ...,
         order_reference: _builtins.str = ...,
         repeat_of_payment_id: _builtins.str = ...,
+        request_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["amount_minor", b"amount_minor", "card_item_id", b"card_item_id", "card_label", b"card_label", "currency", b"currency", "description", b"description", "merchant_origin", b"merchant_origin", "order_reference", b"order_reference", "repeat_of_payment_id", b"repeat_of_payment_id", "task_id", b"task_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["amount_minor", b"amount_minor", "card_item_id", b"card_item_id", "card_label", b"card_label", "currency", b"currency", "description", b"description", "merchant_origin", b"merchant_origin", "order_reference", b"order_reference", "repeat_of_payment_id", b"repeat_of_payment_id", "request_id", b"request_id", "task_id", b"task_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -370,7 +384,13 @@ class RecordSubmittedRequest(_message.Message):
     CLAIM_ID_FIELD_NUMBER: _builtins.int
     payment_id: _builtins.str
     claim_id: _builtins.str
-    """The card claim the entry ran under."""
+    """The card claim the entry ran under, checked with the claims service as
+    the person: a card claim (ENTRY_KIND_CARD) under this payment's
+    card_operation_id for its card_item_id, SUBMITTED. Otherwise NOT_FOUND
+    CLAIM_NOT_FOUND, or FAILED_PRECONDITION CLAIM_MISMATCH /
+    CLAIM_NOT_SUBMITTED, and the payment is unchanged. UNAVAILABLE
+    (CLAIMS_UNAVAILABLE) when the claims service could not be asked.
+    """
     def __init__(
         self,
         *,
@@ -414,8 +434,13 @@ class RecordUncertainRequest(_message.Message):
     CLAIM_ID_FIELD_NUMBER: _builtins.int
     payment_id: _builtins.str
     reason: _builtins.str
+    """Why; stored masked (no card number) and at most 500 characters. A NUL
+    is INVALID_ARGUMENT.
+    """
     claim_id: _builtins.str
-    """Optional: the card claim, if one was granted."""
+    """Optional: the card claim, if one was granted; checked like
+    RecordSubmittedRequest.claim_id, in any state.
+    """
     def __init__(
         self,
         *,

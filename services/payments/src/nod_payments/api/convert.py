@@ -1,28 +1,16 @@
-"""Domain <-> protobuf: enum tables and the Payment message."""
+"""Payments, their history and limits as proto messages, and the enums both ways."""
+
+import sqlalchemy as sa
 
 from nod.payments.v1 import payments_pb2 as pb
-from nod_payments.domain import Decision, PaymentOutcome, PaymentRecord, PaymentState
-from nod_payments.limits import Limits
+from nod_payments.domain.limits import Limits
+from nod_payments.domain.payments import Decision, PaymentOutcome, PaymentRecord, PaymentState
+from nodkit.enums import ProtoEnum
 from nodkit.timestamps import to_proto
 
-STATES = {
-    pb.PAYMENT_STATE_AWAITING_CONFIRMATION: PaymentState.AWAITING_CONFIRMATION,
-    pb.PAYMENT_STATE_CONFIRMED: PaymentState.CONFIRMED,
-    pb.PAYMENT_STATE_RUNNING: PaymentState.RUNNING,
-    pb.PAYMENT_STATE_SUBMITTED: PaymentState.SUBMITTED,
-    pb.PAYMENT_STATE_UNCERTAIN: PaymentState.UNCERTAIN,
-    pb.PAYMENT_STATE_REFUSED: PaymentState.REFUSED,
-    pb.PAYMENT_STATE_CANCELLED: PaymentState.CANCELLED,
-    pb.PAYMENT_STATE_EXPIRED: PaymentState.EXPIRED,
-}
-OUTCOMES = {
-    pb.PAYMENT_OUTCOME_PAID: PaymentOutcome.PAID,
-    pb.PAYMENT_OUTCOME_DECLINED: PaymentOutcome.DECLINED,
-    pb.PAYMENT_OUTCOME_UNKNOWN: PaymentOutcome.UNKNOWN,
-}
-DECISIONS = {pb.DECISION_YES: Decision.YES, pb.DECISION_NO: Decision.NO}
-STATE_TO_PB = {v: k for k, v in STATES.items()}
-OUTCOME_TO_PB = {v: k for k, v in OUTCOMES.items()}
+STATES = ProtoEnum(pb.PaymentState, PaymentState)
+OUTCOMES = ProtoEnum(pb.PaymentOutcome, PaymentOutcome)
+DECISIONS = ProtoEnum(pb.Decision, Decision)
 
 
 def payment_to_pb(record: PaymentRecord) -> pb.Payment:
@@ -37,8 +25,8 @@ def payment_to_pb(record: PaymentRecord) -> pb.Payment:
         card_label=record.card_label,
         order_reference=record.order_reference or "",
         repeat_of_payment_id=record.repeat_of_payment_id or "",
-        state=STATE_TO_PB[record.state],
-        outcome=OUTCOME_TO_PB.get(record.outcome, pb.PAYMENT_OUTCOME_UNSPECIFIED),
+        state=STATES.proto(record.state),
+        outcome=OUTCOMES.proto(record.outcome),
         card_operation_id=record.card_operation_id or "",
         claim_id=record.claim_id or "",
         reason=record.reason,
@@ -47,14 +35,15 @@ def payment_to_pb(record: PaymentRecord) -> pb.Payment:
         expires_at=to_proto(record.expires_at),
         confirmed_at=to_proto(record.confirmed_at),
         started_at=to_proto(record.started_at),
+        request_id=record.request_id or "",
     )
 
 
-def event_to_pb(row) -> pb.PaymentEvent:
+def event_to_pb(row: sa.Row) -> pb.PaymentEvent:
     return pb.PaymentEvent(
         payment_id=str(row.payment_id),
-        from_state=STATE_TO_PB[PaymentState(row.from_state)] if row.from_state else 0,
-        to_state=STATE_TO_PB[PaymentState(row.to_state)],
+        from_state=STATES.proto(PaymentState(row.from_state) if row.from_state else None),
+        to_state=STATES.proto(PaymentState(row.to_state)),
         actor=row.actor,
         reason=row.reason,
         at=to_proto(row.at),

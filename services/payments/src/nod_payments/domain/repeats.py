@@ -1,8 +1,9 @@
 """Refusing a second payment for the same order, and the one explicit way
 past that refusal: a repeat the person asked for after checking (G5, G8)."""
 
-from nod_payments.domain import PaymentRecord, PaymentState
-from nod_payments.orders import PaymentRequest, order_key
+from nod_payments.domain.orders import same_order
+from nod_payments.domain.payments import PaymentRecord, PaymentState
+from nod_payments.domain.requests import PaymentRequest
 from nodkit.errors import FailedPrecondition, NotFound
 
 REPEATABLE_STATES = frozenset({PaymentState.SUBMITTED, PaymentState.UNCERTAIN})
@@ -27,7 +28,7 @@ def duplicate_order(existing: PaymentRecord | None, request: PaymentRequest) -> 
     return FailedPrecondition(message, reason="DUPLICATE_ORDER", **about)
 
 
-def check_repeat(earlier: PaymentRecord | None, request: PaymentRequest) -> None:
+def check_repeat(earlier: PaymentRecord | None, request: PaymentRequest) -> PaymentRecord:
     """A repeat names a finished payment for the very same order, so its
     marker can't be used to slip a different order past the index."""
     if earlier is None:
@@ -46,9 +47,10 @@ def check_repeat(earlier: PaymentRecord | None, request: PaymentRequest) -> None
             reason="REPEAT_OF_NOT_FINAL",
             **about,
         )
-    if order_key(earlier) != order_key(request):
+    if not same_order(request, earlier):
         raise FailedPrecondition(
             "repeat_of_payment_id names a payment for a different order",
             reason="REPEAT_OF_OTHER_ORDER",
             **about,
         )
+    return earlier

@@ -1,21 +1,17 @@
-"""A payment request, its checks, and what makes two payments the same order.
+"""A payment request: its checks, and what a resend of it answers (G5).
 
-The same order is paid at most once (G8). Its key is computed here and a
-partial unique index holds one live payment per key, so the database, not a
-select, refuses the second one. An explicit new attempt names the earlier
-payment, and that marker goes into the key: one repeat per earlier payment.
+Each request carries the caller's request_id. A unique key on (person,
+request_id) makes a resend find the payment the first one made; the same id
+with other content is refused, so an id can't be reused for another payment.
 """
 
-import base64
-import hashlib
-import json
 import re
 from dataclasses import dataclass
-from typing import Protocol
 
-from nod_payments.card_numbers import refuse_card_numbers
+from nod_payments.domain.card_numbers import refuse_card_numbers
+from nod_payments.domain.payments import PaymentRecord
 from nodkit import validation
-from nodkit.errors import InvalidArgument
+from nodkit.errors import AlreadyExists, InvalidArgument
 
 MAX_DESCRIPTION = 500
 MAX_ORDER_REFERENCE = 200
@@ -25,6 +21,7 @@ CURRENCY = re.compile(r"[A-Z]{3}")
 
 @dataclass(frozen=True)
 class PaymentRequest:
+    request_id: str
     task_id: str
     merchant_origin: str
     amount_minor: int
@@ -34,38 +31,6 @@ class PaymentRequest:
     card_label: str
     order_reference: str | None = None
     repeat_of_payment_id: str | None = None
-
-
-class OrderFields(Protocol):
-    task_id: str
-    merchant_origin: str
-    amount_minor: int
-    currency: str
-    description: str
-    order_reference: str | None
-
-
-def order_key(order: OrderFields, repeat_of_payment_id: str | None = None) -> str:
-    """With the site's order number, the order is (task, merchant, number);
-    without one, (task, merchant, amount, currency, description). The person
-    is the other column of the unique index."""
-    if order.order_reference:
-        parts = ["reference", order.task_id, order.merchant_origin, order.order_reference]
-    else:
-        parts = [
-            "contents",
-            order.task_id,
-            order.merchant_origin,
-            str(order.amount_minor),
-            order.currency,
-            order.description,
-        ]
-    if repeat_of_payment_id:
-        parts += ["repeat of", repeat_of_payment_id]
-    digest = hashlib.sha256(json.dumps(parts).encode()).digest()
-    # Not hex: a hex digest can hold a run of 13+ digits, which would look
-    # like a card number to anyone scanning the database for one.
-    return base64.urlsafe_b64encode(digest).decode()
 
 
 def currency(field: str, value: str) -> str:
@@ -90,6 +55,9 @@ def check_payment_request(request: PaymentRequest) -> PaymentRequest:
         "order_reference", request.order_reference or "", max_length=MAX_ORDER_REFERENCE
     ).strip()
     return PaymentRequest(
+        request_id=refuse_card_numbers(
+            "request_id", validation.printable_id("request_id", request.request_id)
+        ),
         task_id=validation.printable_id("task_id", request.task_id),
         merchant_origin=validation.origin("merchant_origin", request.merchant_origin),
         amount_minor=request.amount_minor,
@@ -101,4 +69,31 @@ def check_payment_request(request: PaymentRequest) -> PaymentRequest:
         repeat_of_payment_id=validation.optional_uuid_id(
             "repeat_of_payment_id", request.repeat_of_payment_id or ""
         ),
+    )
+
+
+def _content(request: PaymentRequest | PaymentRecord) -> tuple:
+    return (
+        request.task_id,
+        request.merchant_origin,
+        request.amount_minor,
+        request.currency,
+        request.description,
+        request.card_item_id,
+        request.card_label,
+        request.order_reference,
+        request.repeat_of_payment_id,
+    )
+
+
+def answer_resend(first: PaymentRecord, request: PaymentRequest) -> PaymentRecord:
+    """`first` was made by an earlier request with this request_id. The same
+    (normalised) content is a resend and gets the first answer, whatever
+    happened to the payment since; anything else reuses the id."""
+    if _content(first) == _content(request):
+        return first
+    raise AlreadyExists(
+        "request_id was already used for another payment request",
+        reason="REQUEST_ID_REUSED",
+        payment_id=first.id,
     )

@@ -1,37 +1,40 @@
-"""The card entry: started once, then submitted or uncertain, then the
-outcome read from the page (G3, G4, G8)."""
+"""The card entry: started once, then submitted or uncertain under the card
+claim it names (checked with the claims service), then the outcome read from
+the page (G3, G4, G8)."""
 
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from nod_payments import repository as repo
-from nod_payments import state_changes as changes
-from nod_payments.card_numbers import mask_card_numbers
-from nod_payments.domain import PaymentOutcome, PaymentRecord, PaymentState, card_operation_id
-from nod_payments.transitions import (
+from nod_payments.adapters.claims_client import ClaimsClient
+from nod_payments.domain.card_entry import check_card_claim, uncertain_reason
+from nod_payments.domain.payments import (
+    PaymentOutcome,
+    PaymentRecord,
+    PaymentState,
+    card_operation_id,
+)
+from nod_payments.domain.refusals import (
+    existing,
     explain_refused_finish,
     explain_refused_outcome,
     explain_refused_start,
 )
+from nod_payments.store import payments as store
+from nod_payments.store import transitions
 from nodkit import validation
-from nodkit.errors import NotFound
 from nodkit.leases import OwnLease
 from nodkit.logging import get_logger
 
 log = get_logger("nod_payments.card_entry")
-MAX_REASON = 500
-DEFAULT_UNCERTAIN_REASON = "the card entry was interrupted before a definite end"
 
 
 class CardEntry:
-    def __init__(self, engine: AsyncEngine, lease: OwnLease) -> None:
+    def __init__(self, engine: AsyncEngine, lease: OwnLease, claims: ClaimsClient) -> None:
         self._engine = engine
         self._lease = lease
+        self._claims = claims
 
-    async def _current(self, conn, owner: str, payment_id: str) -> PaymentRecord:
-        current = await repo.get_payment(conn, owner, payment_id)
-        if current is None:
-            raise NotFound("no such payment", reason="PAYMENT_NOT_FOUND")
-        return current
+    async def _current(self, conn: AsyncConnection, owner: str, payment_id: str) -> PaymentRecord:
+        return existing(await store.get_payment(conn, owner, payment_id))
 
     async def start(self, owner: str, payment_id: str) -> PaymentRecord:
         """CONFIRMED -> RUNNING, owned by this instance. The lease is renewed
@@ -40,8 +43,8 @@ class CardEntry:
         await self._lease.renew()
         instance = self._lease.instance_id
         async with self._engine.begin() as conn:
-            op_id = card_operation_id(payment_id)
-            moved = await changes.start(conn, owner, payment_id, instance, op_id)
+            operation_id = card_operation_id(payment_id)
+            moved = await transitions.start(conn, owner, payment_id, instance, operation_id)
             if moved:
                 log.info("payment.card_entry_started", payment_id=payment_id, instance=instance)
                 return moved[0]
@@ -58,15 +61,22 @@ class CardEntry:
         reason: str = "",
     ) -> PaymentRecord:
         payment_id = validation.uuid_id("payment_id", payment_id)
+        claim: str | None
         if target == PaymentState.SUBMITTED:
             claim = validation.uuid_id("claim_id", claim_id)
         else:
             claim = validation.optional_uuid_id("claim_id", claim_id)
-        # An UNCERTAIN report is never refused for its wording: a stray card
-        # number in it is masked instead.
-        reason = mask_card_numbers(reason.strip()[:MAX_REASON]) or DEFAULT_UNCERTAIN_REASON
+        reason = uncertain_reason(reason)
+        async with self._engine.connect() as conn:
+            current = await self._current(conn, owner, payment_id)
+        if current.state != PaymentState.RUNNING:
+            # A resend after the end, or too early: the payment alone answers.
+            return explain_refused_finish(current, target, claim)
+        if claim is not None:
+            # Outside any transaction: nothing is held while claims answers.
+            check_card_claim(await self._claims.get_claim(owner, claim), claim, current, target)
         async with self._engine.begin() as conn:
-            moved = await changes.finish(
+            moved = await transitions.finish(
                 conn, owner, payment_id, target, claim_id=claim, reason=reason
             )
             if moved:
@@ -80,7 +90,7 @@ class CardEntry:
     ) -> PaymentRecord:
         payment_id = validation.uuid_id("payment_id", payment_id)
         async with self._engine.begin() as conn:
-            moved = await changes.record_outcome(conn, owner, payment_id, outcome)
+            moved = await transitions.record_outcome(conn, owner, payment_id, outcome)
             if moved:
                 log.info("payment.outcome", payment_id=payment_id, outcome=outcome.value)
                 return moved[0]

@@ -4,7 +4,7 @@ person said yes to in 24 hours, in one currency (plain Python)."""
 from dataclasses import dataclass
 from datetime import datetime
 
-from nod_payments.orders import currency as check_currency
+from nod_payments.domain.requests import currency as check_currency
 from nodkit.errors import FailedPrecondition, InvalidArgument
 
 
@@ -31,7 +31,7 @@ def _exceeded(message: str, limit: str, limits: Limits, maximum: int) -> FailedP
         message,
         reason="LIMIT_EXCEEDED",
         limit=limit,
-        max_minor=maximum,
+        max_minor=str(maximum),
         currency=limits.currency,
     )
 

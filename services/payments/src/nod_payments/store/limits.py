@@ -1,15 +1,17 @@
 """SQL for the per-person limits and what counts against them."""
 
+from typing import Any
+
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from nod_payments.domain import YES_GIVEN_STATES
-from nod_payments.limits import Limits
-from nod_payments.models import payment_limits, payments
+from nod_payments.domain.limits import Limits
+from nod_payments.domain.payments import YES_GIVEN_STATES
+from nod_payments.store.models import payment_limits, payments
 
 
-def _to_limits(row) -> Limits:
+def _to_limits(row: Any) -> Limits:
     return Limits(row.max_single_minor, row.max_daily_minor, row.currency, row.updated_at)
 
 

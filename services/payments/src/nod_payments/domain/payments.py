@@ -3,7 +3,7 @@
 AWAITING_CONFIRMATION -> CONFIRMED (yes) | REFUSED (no) | CANCELLED | EXPIRED
 CONFIRMED -> RUNNING (the card entry starts) | CANCELLED
 RUNNING -> SUBMITTED (outcome recorded beside it) | UNCERTAIN
-The database makes each transition (state_changes.py); transitions.py says
+The database makes each transition (store/transitions.py); refusals.py says
 what a refused one means.
 """
 
@@ -73,6 +73,8 @@ class PaymentRecord:
     expires_at: datetime
     confirmed_at: datetime | None
     started_at: datetime | None
+    # The CreatePayment request_id that made it (None: made before request ids).
+    request_id: str | None = None
 
     @property
     def is_final(self) -> bool:

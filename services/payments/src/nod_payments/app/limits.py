@@ -2,8 +2,8 @@
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from nod_payments import limits_repository as limits_repo
-from nod_payments.limits import Limits, check_limits_request
+from nod_payments.domain.limits import Limits, check_limits_request
+from nod_payments.store import limits as limits_store
 from nodkit.logging import get_logger
 
 log = get_logger("nod_payments.limits")
@@ -19,13 +19,13 @@ class LimitsApp:
         limits = check_limits_request(max_single, max_daily, currency)
         async with self._engine.begin() as conn:
             if limits is None:
-                await limits_repo.delete_limits(conn, owner)
+                await limits_store.delete_limits(conn, owner)
                 log.info("limits.removed")
                 return None
-            stored = await limits_repo.put_limits(conn, owner, limits)
+            stored = await limits_store.put_limits(conn, owner, limits)
         log.info("limits.set", currency=stored.currency)
         return stored
 
     async def get(self, owner: str) -> Limits | None:
         async with self._engine.connect() as conn:
-            return await limits_repo.get_limits(conn, owner)
+            return await limits_store.get_limits(conn, owner)

@@ -1,11 +1,13 @@
 """What a transition that matched no row means (plain Python).
 
-Each function gets the payment as it is now. A repeat of the transition just
-made (a resent yes, a resent RecordSubmitted) answers the current payment;
+The store makes each transition as one conditional update (store/
+transitions.py); when it moves nothing, the use case reads the payment as it
+is now and asks here what that means. A repeat of the transition just made
+(a resent yes, a resent RecordSubmitted) answers the current payment;
 anything else is FAILED_PRECONDITION with a reason naming where it stands.
 """
 
-from nod_payments.domain import (
+from nod_payments.domain.payments import (
     STARTED_STATES,
     YES_GIVEN_STATES,
     Decision,
@@ -13,7 +15,7 @@ from nod_payments.domain import (
     PaymentRecord,
     PaymentState,
 )
-from nodkit.errors import FailedPrecondition
+from nodkit.errors import FailedPrecondition, NotFound
 
 S = PaymentState
 WHERE_IT_STANDS = {
@@ -29,6 +31,13 @@ WHERE_IT_STANDS = {
     S.CANCELLED: ("CANCELLED", "the payment was cancelled"),
     S.EXPIRED: ("EXPIRED", "the payment expired before the person said yes"),
 }
+
+
+def existing(record: PaymentRecord | None) -> PaymentRecord:
+    """The person's payment; someone else's looks the same as none (NOT_FOUND)."""
+    if record is None:
+        raise NotFound("no such payment", reason="PAYMENT_NOT_FOUND")
+    return record
 
 
 def refusal(record: PaymentRecord, reason: str | None = None) -> FailedPrecondition:

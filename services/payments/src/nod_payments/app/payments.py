@@ -1,17 +1,17 @@
 """Reading payments, watching one, and Stop (CancelForTask, G11)."""
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 
+import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from nod_payments import repository as repo
-from nod_payments import state_changes as changes
-from nod_payments.domain import PaymentRecord, PaymentState
-from nodkit import validation
-from nodkit.errors import NotFound
+from nod_payments.domain.payments import PaymentRecord, PaymentState
+from nod_payments.domain.refusals import existing
+from nod_payments.store import payments as store
+from nod_payments.store import transitions
+from nodkit import listing, validation
 from nodkit.logging import get_logger
 
 log = get_logger("nod_payments.payments")
@@ -32,37 +32,30 @@ class Payments:
     async def get(self, owner: str, payment_id: str) -> PaymentRecord:
         payment_id = validation.uuid_id("payment_id", payment_id)
         async with self._engine.connect() as conn:
-            record = await repo.get_payment(conn, owner, payment_id)
-        if record is None:
-            raise NotFound("no such payment", reason="PAYMENT_NOT_FOUND")
-        return record
+            return existing(await store.get_payment(conn, owner, payment_id))
 
     async def list(
         self,
         owner: str,
         *,
-        task_id: str | None,
+        task_id: str,
         state: PaymentState | None,
-        after: tuple[datetime, str] | None,
-        limit: int,
-    ) -> list[PaymentRecord]:
+        page: listing.PageRequest,
+    ) -> listing.Page[PaymentRecord]:
+        task = validation.printable_id("task_id", task_id) if task_id else None
         async with self._engine.connect() as conn:
-            return await repo.list_payments(
-                conn, owner, task_id=task_id, state=state, after=after, limit=limit
-            )
+            return await store.list_payments(conn, owner, task_id=task, state=state, page=page)
 
-    async def events(self, owner: str, payment_id: str):
+    async def events(self, owner: str, payment_id: str) -> Sequence[sa.Row]:
         record = await self.get(owner, payment_id)
         async with self._engine.connect() as conn:
-            return await repo.list_events(conn, record.id)
+            return await store.list_events(conn, record.id)
 
     async def cancel_for_task(self, owner: str, task_id: str) -> Cancellation:
         task_id = validation.printable_id("task_id", task_id)
         async with self._engine.begin() as conn:
-            cancelled = await changes.cancel_for_task(conn, owner, task_id)
-            running = await repo.list_payments(
-                conn, owner, task_id=task_id, state=PaymentState.RUNNING, limit=1000
-            )
+            cancelled = await transitions.cancel_for_task(conn, owner, task_id)
+            running = await store.running_for_task(conn, owner, task_id)
         log.info("payments.cancelled_for_task", task_id=task_id, cancelled=len(cancelled))
         return Cancellation(cancelled, running)
 

@@ -4,6 +4,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import UUID
 
 from nod_payments import SCHEMA
+from nodkit.history import History, history_table
 from nodkit.leases import Leases, leases_table
 
 metadata = sa.MetaData(schema=SCHEMA)
@@ -36,8 +37,14 @@ payments = sa.Table(
     sa.Column("card_label", sa.Text, nullable=False),
     sa.Column("order_reference", sa.Text, nullable=True),
     sa.Column("repeat_of_payment_id", UUID(as_uuid=False), nullable=True),
-    # Digest of what makes two payments "the same order" (domain.order_key).
+    # The caller's id for the request that made it: a resend finds this row.
+    # NULL only for payments made before request ids (migration 0002).
+    sa.Column("request_id", sa.Text, nullable=True),
+    # Digests of what makes two payments "the same order" (domain/orders.py):
+    # the merchant, amount and currency within the task, and the site's
+    # order number when there is one.
     sa.Column("order_key", sa.Text, nullable=False),
+    sa.Column("reference_key", sa.Text, nullable=True),
     sa.Column("state", sa.Text, nullable=False),
     sa.Column("outcome", sa.Text, nullable=True),
     sa.Column("card_operation_id", sa.Text, nullable=True),
@@ -54,6 +61,7 @@ payments = sa.Table(
     sa.ForeignKeyConstraint(
         ["repeat_of_payment_id"], ["payments.payments.id"], name="payments_repeat_of"
     ),
+    sa.UniqueConstraint("owner", "request_id", name="payments_one_per_request"),
     sa.CheckConstraint(f"state IN ({STATES})", name="payments_state"),
     sa.CheckConstraint("amount_minor > 0", name="payments_amount_positive"),
     sa.CheckConstraint("currency ~ '^[A-Z]{3}$'", name="payments_currency_iso"),
@@ -70,6 +78,13 @@ payments = sa.Table(
         "payments_one_live_per_order",
         "owner",
         "order_key",
+        unique=True,
+        postgresql_where=sa.text(f"state NOT IN ({DEAD_STATES})"),
+    ),
+    sa.Index(
+        "payments_one_live_per_reference",
+        "owner",
+        "reference_key",
         unique=True,
         postgresql_where=sa.text(f"state NOT IN ({DEAD_STATES})"),
     ),
@@ -93,18 +108,8 @@ payments = sa.Table(
     ),
 )
 
-payment_events = sa.Table(
-    "payment_events",
-    metadata,
-    sa.Column("id", sa.BigInteger, sa.Identity(), primary_key=True),
-    sa.Column("payment_id", UUID(as_uuid=False), sa.ForeignKey(payments.c.id), nullable=False),
-    _timestamp("at", nullable=False, server_default=NOW),
-    sa.Column("actor", sa.Text, nullable=False),
-    sa.Column("from_state", sa.Text, nullable=True),
-    sa.Column("to_state", sa.Text, nullable=False),
-    sa.Column("reason", sa.Text, nullable=False, server_default=""),
-    sa.Index("payment_events_by_payment", "payment_id", "id"),
-)
+payment_events = history_table(metadata, "payment_events", payments.c.id, "payment_id")
+PAYMENT_HISTORY = History(payment_events, key="payment_id")
 
 payment_limits = sa.Table(
     "payment_limits",
@@ -123,5 +128,6 @@ payment_limits = sa.Table(
     ),
 )
 
+# Each instance's lease: its RUNNING payments are swept only once it lapsed.
 instance_leases = leases_table(metadata)
 INSTANCE_LEASES = Leases(instance_leases)

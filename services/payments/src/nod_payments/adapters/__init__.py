@@ -1,0 +1,1 @@
+"""What payments calls outside itself: the claims service."""

@@ -1,0 +1,1 @@
+"""The use cases: input checked, one transaction, typed errors."""

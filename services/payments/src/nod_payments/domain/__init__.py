@@ -1,0 +1,1 @@
+"""Payments' rules, records and enums in plain Python (no gRPC, no SQL)."""

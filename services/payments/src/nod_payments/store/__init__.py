@@ -1,0 +1,1 @@
+"""The tables and the SQL: payments, their transitions, the limits."""
