@@ -32,7 +32,9 @@ async def system(database_url, service_token, vault_key, log_tee):
     claims = await service.start(
         await claims_wiring.build(claims_settings), claims_settings, listen="127.0.0.1:0"
     )
-    payments_settings = PaymentsSettings(**shared, instance_id="e2e-payments")
+    payments_settings = PaymentsSettings(
+        **shared, instance_id="e2e-payments", claims_addr=claims.address
+    )
     payments = await service.start(
         await payments_wiring.build(payments_settings), payments_settings, listen="127.0.0.1:0"
     )
