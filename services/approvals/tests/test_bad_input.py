@@ -4,8 +4,9 @@ import grpc
 import pytest
 
 from nod.approvals.v1 import approvals_pb2 as pb
-from nodtest.approvals import connect_smtp, connect_webhook, email_parameters, propose, struct
 from nodtest.rpc import expect_error
+
+from .support import connect_smtp, connect_webhook, email_parameters, propose, struct
 
 TABLES = ("accounts", "approvals", "executions", "approval_events")
 

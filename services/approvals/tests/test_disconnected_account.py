@@ -4,8 +4,9 @@ the task is told why."""
 import grpc
 
 from nod.approvals.v1 import approvals_pb2 as pb
-from nodtest.approvals import connect_webhook, decide, propose, wait_for_approval
 from nodtest.rpc import expect_error
+
+from .support import connect_webhook, decide, propose, wait_for_approval
 
 
 async def disconnect(stub, meta, account_id):

@@ -1,6 +1,5 @@
-"""Fixtures and builders for the approvals service: a migrated schema,
-in-process servers (with a hook between "yes" and "send"), the demo webhook
-app standing in for an app, and builders. The SMTP stand-in is nodtest.mail."""
+"""Builders for the approvals tests: settings, in-process servers and
+service processes, stand-in apps, and the calls every suite makes."""
 
 import asyncio
 import signal
@@ -8,31 +7,26 @@ import uuid
 from dataclasses import dataclass
 
 import grpc
-import pytest
 from google.protobuf import struct_pb2
 
 from nod.approvals.v1 import approvals_pb2 as pb
 from nod.approvals.v1 import approvals_pb2_grpc
+from nod_approvals.app.sending import Execution
+from nod_approvals.settings import ApprovalsSettings
+from nod_approvals.wiring import build
+from nod_demo.webhook_app import WebhookState
 from nodkit import service
 from nodkit.client import open_channel
 from nodtest.mail import CANARY_SMTP_PASSWORD, SMTP_USERNAME
 from nodtest.processes import ServiceProcess, free_port, wait_until_serving
 
+__all__ = ["CANARY_SMTP_PASSWORD", "CANARY_TOKEN"]
+
 CANARY_TOKEN = "canary-hook-token-R7q2Zp"
 SESSION_INSTANCE = "approvals-test"
 
 
-@pytest.fixture(scope="session")
-def approvals_migrated(database_url) -> str:
-    from nod_approvals import MIGRATIONS
-
-    MIGRATIONS.upgrade(database_url)
-    return database_url
-
-
-def approvals_settings(database_url, service_token, vault_key, **overrides):
-    from nod_approvals.settings import ApprovalsSettings
-
+def approvals_settings(database_url, service_token, vault_key, **overrides) -> ApprovalsSettings:
     values = {
         "instance_id": SESSION_INSTANCE,
         "sweep_interval_s": 0.5,
@@ -51,26 +45,21 @@ class BeforeSendHooks:
     coroutine for one approval; every other execution passes straight on."""
 
     def __init__(self) -> None:
-        self._hooks = {}
+        self._hooks: dict[str, object] = {}
 
     def set(self, approval_id: str, hook) -> None:
         self._hooks[approval_id] = hook
 
-    async def __call__(self, execution) -> None:
+    async def __call__(self, execution: Execution) -> None:
         hook = self._hooks.pop(execution.approval.id, None)
         if hook is not None:
             await hook(execution)
 
 
-@pytest.fixture(scope="session")
-def approvals_hooks() -> BeforeSendHooks:
-    return BeforeSendHooks()
-
-
 @dataclass
 class InProcessApprovals:
     running: service.RunningService
-    channel: object
+    channel: grpc.aio.Channel
     stub: approvals_pb2_grpc.ApprovalsServiceStub
 
     @property
@@ -82,51 +71,12 @@ class InProcessApprovals:
         await self.channel.close()
 
 
-async def start_approvals(settings, hooks=None) -> InProcessApprovals:
-    from nod_approvals.wiring import build
-
+async def start_approvals(settings: ApprovalsSettings, hooks=None) -> InProcessApprovals:
+    """Built by wiring.build and started the way `serve` starts it."""
     built = await build(settings, before_send=hooks)
     running = await service.start(built, settings, listen="127.0.0.1:0")
     channel = open_channel(running.address)
-    stub = approvals_pb2_grpc.ApprovalsServiceStub(channel)
-    return InProcessApprovals(running, channel, stub)
-
-
-@pytest.fixture(scope="session")
-async def approvals_server(
-    approvals_migrated, service_token, vault_key, log_tee, approvals_hooks, smtp_tls_material
-):
-    """An approvals server for the whole session, SERVING."""
-    settings = approvals_settings(
-        approvals_migrated, service_token, vault_key, smtp_ca_file=str(smtp_tls_material.ca)
-    )
-    server = await start_approvals(settings, approvals_hooks)
-    yield server
-    await server.stop()
-
-
-@pytest.fixture(scope="session")
-def approvals_stub(approvals_server) -> approvals_pb2_grpc.ApprovalsServiceStub:
-    return approvals_server.stub
-
-
-@pytest.fixture
-async def approvals_factory(approvals_migrated, service_token, vault_key, log_tee, approvals_hooks):
-    """Starts extra in-process servers (own instance ids, own settings);
-    each is stopped at the end of the test unless the test stopped it."""
-    started: list[InProcessApprovals] = []
-
-    async def start_one(instance_id: str, **overrides) -> InProcessApprovals:
-        settings = approvals_settings(
-            approvals_migrated, service_token, vault_key, instance_id=instance_id, **overrides
-        )
-        server = await start_approvals(settings, approvals_hooks)
-        started.append(server)
-        return server
-
-    yield start_one
-    for server in started:
-        await server.stop()
+    return InProcessApprovals(running, channel, approvals_pb2_grpc.ApprovalsServiceStub(channel))
 
 
 def approvals_process_env(service_env: dict, *, instance_id: str, **settings) -> dict[str, str]:
@@ -145,7 +95,7 @@ def approvals_process_env(service_env: dict, *, instance_id: str, **settings) ->
 class ApprovalsProcess:
     process: ServiceProcess
     address: str
-    channel: object
+    channel: grpc.aio.Channel
     stub: approvals_pb2_grpc.ApprovalsServiceStub
 
     async def start(self) -> None:
@@ -156,52 +106,18 @@ class ApprovalsProcess:
         self.process.kill(signal.SIGKILL)
 
 
-@pytest.fixture
-async def approvals_processes(approvals_migrated, service_env, tmp_path):
-    """Makes `python -m nod_approvals serve` processes (started by the test);
-    every one still running is killed at the end of the test."""
-    made: list[ApprovalsProcess] = []
-
-    def make(instance_id: str, **settings) -> ApprovalsProcess:
-        env = approvals_process_env(service_env, instance_id=instance_id, **settings)
-        log_path = tmp_path / f"{instance_id}.log"
-        address = env["NOD_APPROVALS_LISTEN"]
-        channel = open_channel(address)
-        stub = approvals_pb2_grpc.ApprovalsServiceStub(channel)
-        made.append(
-            ApprovalsProcess(ServiceProcess("nod_approvals", env, log_path), address, channel, stub)
-        )
-        return made[-1]
-
-    yield make
-    for server in made:
-        server.process.stop()
-        await server.channel.close()
-
-
-# Stand-ins for the apps
-
-
 @dataclass
 class WebhookApp:
+    """The demo webhook app, standing in for an app."""
+
     url: str
-    state: object  # nod_demo.webhook_app.WebhookState
+    state: WebhookState
 
     def hook_url(self, name: str = "orders") -> str:
         return f"{self.url}/hooks/{name}"
 
 
-@pytest.fixture
-async def webhook_app():
-    """The demo webhook app on a free port, fresh for each test."""
-    from nod_demo.webhook_app import start_webhook_app
-
-    runner, url, state = await start_webhook_app()
-    yield WebhookApp(url, state)
-    await runner.cleanup()
-
-
-# Builders
+# The calls
 
 
 def task() -> str:
@@ -222,11 +138,13 @@ async def connect_webhook(stub, meta, url: str, *, token: str | None = CANARY_TO
     return reply.account
 
 
-async def connect_smtp(stub, meta, port: int, *, login: bool = False) -> pb.Account:
+async def connect_smtp(
+    stub, meta, port: int, *, login: bool = False, host: str = "127.0.0.1"
+) -> pb.Account:
     account = pb.Account(
         app="smtp",
         label="work mail",
-        settings={"host": "127.0.0.1", "port": str(port), "from": "ada@work.example"},
+        settings={"host": host, "port": str(port), "from": "ada@work.example"},
     )
     if login:
         account.credentials.update({"username": SMTP_USERNAME, "password": CANARY_SMTP_PASSWORD})

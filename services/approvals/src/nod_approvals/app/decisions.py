@@ -8,21 +8,23 @@ with the approval as it is, and run nothing.
 
 import asyncio
 
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from nod_approvals import endings, executions_repository, repository
-from nod_approvals.changes import ChangeFeed
-from nod_approvals.domain import (
+from nod_approvals.app.changes import ChangeFeed
+from nod_approvals.app.executor import Executor
+from nod_approvals.app.sending import Execution
+from nod_approvals.domain.approvals import (
     DECIDED,
     ApprovalRecord,
     Decision,
     answer_to_late_decision,
+    instance,
     person,
 )
-from nod_approvals.execution import Executor
-from nod_approvals.sending import Execution
+from nod_approvals.store import approvals as repo
+from nod_approvals.store import executions as executions_repo
 from nodkit import validation
-from nodkit.errors import NotFound, Unavailable
+from nodkit.errors import Unavailable
 from nodkit.logging import get_logger
 
 log = get_logger("nod_approvals.decisions")
@@ -51,57 +53,37 @@ class Decisions:
             if decision == Decision.YES:
                 # The reply comes once the execution has ended.
                 await self._executor.run(Execution(execution_id, owner, record))
-                record = await self._reread(owner, approval_id)
+                async with self._engine.connect() as conn:
+                    record = await repo.get_approval(conn, owner, approval_id)
         return record
 
     async def _record(
         self, owner: str, approval_id: str, decision: Decision, execution_id: str
     ) -> tuple[bool, ApprovalRecord]:
-        target = DECIDED[decision]
+        actor = person(owner)
         async with self._engine.begin() as conn:
-            won = await repository.decide(conn, owner, approval_id, target)
-            if won:
-                await repository.add_event(
-                    conn,
-                    approval_id,
-                    subject="approval",
-                    actor=person(owner),
-                    from_state="pending",
-                    to_state=target.value,
-                )
-                if decision == Decision.YES:
-                    await self._start_execution(conn, approval_id, execution_id)
-            else:
+            won = await repo.decide(conn, owner, approval_id, DECIDED[decision], actor=actor)
+            if won and decision == Decision.YES:
+                await self._start_execution(conn, approval_id, execution_id)
+            elif not won:
                 # Unmatched while still pending means it ran out of time: say so for good.
-                await endings.expire_if_due(conn, owner, approval_id, actor=person(owner))
-            record = await repository.get_approval(conn, owner, approval_id)
-        if record is None:
-            raise NotFound("no such approval", reason="APPROVAL_NOT_FOUND")
+                await repo.expire_if_due(conn, owner, approval_id, actor=actor)
+            record = await repo.get_approval(conn, owner, approval_id)
         self._feed.notify(approval_id)
         return won, record
 
-    async def _start_execution(self, conn, approval_id: str, execution_id: str) -> None:
+    async def _start_execution(
+        self, conn: AsyncConnection, approval_id: str, execution_id: str
+    ) -> None:
         instance_id = self._executor.instance_id
-        if not await executions_repository.insert_running(
-            conn, execution_id, approval_id, instance_id
+        if not await executions_repo.insert_running(
+            conn, execution_id, approval_id, instance_id, actor=instance(instance_id)
         ):
             # Raising rolls the yes back too: the approval stays pending.
             raise Unavailable(
                 "this instance can't run actions right now; nothing was decided",
                 reason="INSTANCE_LEASE_LAPSED",
             )
-        await repository.add_event(
-            conn,
-            approval_id,
-            subject="execution",
-            actor=f"instance:{instance_id}",
-            from_state=None,
-            to_state="running",
-        )
-
-    async def _reread(self, owner: str, approval_id: str) -> ApprovalRecord:
-        async with self._engine.connect() as conn:
-            return await repository.get_approval(conn, owner, approval_id)
 
 
 def _retrieve_outcome(task: asyncio.Task) -> None:

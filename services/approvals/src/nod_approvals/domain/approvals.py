@@ -2,7 +2,7 @@
 
 The database enforces them (an update that only matches a PENDING,
 unexpired approval; one execution row per approval); this module says what
-a refused decision means.
+a refused decision means and what one send can end as.
 """
 
 import json
@@ -89,8 +89,16 @@ def person(owner: str) -> str:
     return f"person:{owner}"
 
 
+def instance(instance_id: str) -> str:
+    """The actor recorded for what a service instance does on its own."""
+    return f"instance:{instance_id}"
+
+
 # What each decision moves a pending approval to.
 DECIDED = {Decision.YES: ApprovalState.APPROVED, Decision.NO: ApprovalState.REJECTED}
+
+EXPIRED_REASON = "nobody decided in time; nothing runs"
+DEFAULT_CANCEL_REASON = "the task was stopped"
 
 _REFUSALS = {
     ApprovalState.APPROVED: ("the person already said yes to this action", "ALREADY_DECIDED_YES"),
@@ -108,3 +116,22 @@ def answer_to_late_decision(record: ApprovalRecord, decision: Decision) -> Appro
         return record
     message, reason = _REFUSALS[record.state]
     raise FailedPrecondition(message, reason=reason, state=record.state.value)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How one execution ended."""
+
+    state: ExecutionState
+    result: str = ""
+    reason: str = ""
+
+
+def uncertain(reason: str) -> Outcome:
+    return Outcome(
+        ExecutionState.UNCERTAIN, reason=f"{reason}; it may have reached the app: check the app"
+    )
+
+
+def not_run(why: str) -> Outcome:
+    return Outcome(ExecutionState.NOT_RUN, reason=f"{why}; nothing was sent")

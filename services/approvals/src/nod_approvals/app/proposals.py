@@ -5,10 +5,11 @@ from dataclasses import dataclass
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from nod_approvals import accounts_repository, repository
-from nod_approvals.connectors import Connectors
-from nod_approvals.domain import ApprovalRecord, person
-from nod_approvals.saved_action import SavedAction, normalise, parameters_json
+from nod_approvals.adapters.connectors import Connectors
+from nod_approvals.domain.approvals import ApprovalRecord, person
+from nod_approvals.domain.saved_action import SavedAction, normalise, parameters_json
+from nod_approvals.store import accounts as accounts_repo
+from nod_approvals.store import approvals as repo
 from nodkit import validation
 from nodkit.errors import FailedPrecondition, NotFound
 from nodkit.logging import get_logger
@@ -42,7 +43,7 @@ class Proposals:
         parameters = normalise(proposal.parameters)
         parameters_json(parameters)  # bounds the size before any other work
         async with self._engine.begin() as conn:
-            account = await accounts_repository.get_account(conn, owner, account_id)
+            account = await accounts_repo.get_account(conn, owner, account_id)
             if account is None:
                 raise NotFound("no such account", reason="ACCOUNT_NOT_FOUND")
             if not account.connected:
@@ -56,7 +57,7 @@ class Proposals:
                 action=proposal.action,
                 parameters=parameters,
             )
-            approval_id = await repository.insert_approval(
+            approval_id = await repo.insert_approval(
                 conn,
                 owner,
                 self._ttl_s,
@@ -68,14 +69,7 @@ class Proposals:
                 saved_action=saved.text,
                 digest=saved.digest,
             )
-            await repository.add_event(
-                conn,
-                approval_id,
-                subject="approval",
-                actor=person(owner),
-                from_state=None,
-                to_state="pending",
-            )
-            record = await repository.get_approval(conn, owner, approval_id)
+            await repo.record_proposed(conn, approval_id, actor=person(owner))
+            record = await repo.get_approval(conn, owner, approval_id)
         log.info("approval.proposed", approval_id=record.id, task_id=task_id, digest=saved.digest)
         return record

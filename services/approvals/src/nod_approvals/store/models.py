@@ -4,6 +4,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import JSONB, UUID
 
 from nod_approvals import SCHEMA
+from nodkit.history import History, history_table
 from nodkit.leases import Leases, leases_table
 
 metadata = sa.MetaData(schema=SCHEMA)
@@ -88,19 +89,19 @@ executions = sa.Table(
     ),
 )
 
-approval_events = sa.Table(
-    "approval_events",
+# One history for an approval and its execution; `subject` says whose change it is.
+approval_events = history_table(
     metadata,
-    sa.Column("id", sa.BigInteger, sa.Identity(), primary_key=True),
-    sa.Column("approval_id", UUID(as_uuid=False), sa.ForeignKey(approvals.c.id), nullable=False),
+    "approval_events",
+    approvals.c.id,
+    "approval_id",
     sa.Column("subject", sa.Text, nullable=False),
-    _timestamp("at", nullable=False, server_default=NOW),
-    sa.Column("actor", sa.Text, nullable=False),
-    sa.Column("from_state", sa.Text, nullable=True),
-    sa.Column("to_state", sa.Text, nullable=False),
-    sa.Column("reason", sa.Text, nullable=False, server_default=""),
     sa.CheckConstraint("subject IN ('approval', 'execution')", name="approval_events_subject"),
-    sa.Index("approval_events_by_approval", "approval_id", "id"),
+)
+APPROVAL_HISTORY = History(approval_events, key="approval_id", fixed={"subject": "approval"})
+# An execution's history rows are its approval's.
+EXECUTION_HISTORY = History(
+    approval_events, key="approval_id", record_key="approval_id", fixed={"subject": "execution"}
 )
 
 instance_leases = leases_table(metadata)

@@ -2,21 +2,22 @@
 URL once. The execution id goes along as Idempotency-Key, so an app that
 honours it can tell a duplicate even though nod never sends one."""
 
+import asyncio
 import logging
+from collections.abc import Mapping
 from typing import ClassVar
 from urllib.parse import urlsplit
 
 import httpx
 
-from nod_approvals.connectors.base import (
-    Outcome,
+from nod_approvals.adapters.connectors.base import (
+    ActionCheck,
     Send,
     app_message,
     check_keys,
     check_text,
-    uncertain,
 )
-from nod_approvals.domain import ExecutionState
+from nod_approvals.domain.approvals import ExecutionState, Outcome, not_run, uncertain
 from nodkit.errors import InvalidArgument
 
 # httpx logs every request's URL at INFO; a webhook URL often carries a
@@ -36,8 +37,8 @@ def check_post(parameters: dict) -> dict:
 
 
 class WebhookConnector:
-    app = "webhook"
-    actions: ClassVar = {"post": check_post}
+    app: ClassVar[str] = "webhook"
+    actions: ClassVar[Mapping[str, ActionCheck]] = {"post": check_post}
 
     def __init__(self, *, timeout_s: float) -> None:
         self.timeout_s = timeout_s
@@ -63,19 +64,28 @@ class WebhookConnector:
         return credentials
 
     async def send(self, request: Send) -> Outcome:
+        try:
+            async with asyncio.timeout(self.timeout_s):
+                return await self._post(request)
+        except TimeoutError:
+            return uncertain(f"the app gave no answer within {self.timeout_s:g} s")
+
+    async def _post(self, request: Send) -> Outcome:
         headers = {"Content-Type": "application/json", "Idempotency-Key": request.execution_id}
         if token := request.credentials.get("token"):
             headers["Authorization"] = f"Bearer {token}"
         timeout = httpx.Timeout(self.timeout_s, connect=min(self.timeout_s, CONNECT_TIMEOUT_S))
         url, body = request.settings["url"], request.parameters_json.encode()
-        # A client per send: no pooled connection, no retry, no proxy from the environment.
-        async with httpx.AsyncClient(timeout=timeout, trust_env=False) as client:
+        # A client per send: no pooled connection, no retry, no proxy from the
+        # environment, and a redirect is an answer, never followed.
+        async with httpx.AsyncClient(
+            timeout=timeout, trust_env=False, follow_redirects=False
+        ) as client:
             try:
                 async with client.stream("POST", url, content=body, headers=headers) as response:
                     answer = await _read_answer(response)
             except (httpx.ConnectError, httpx.ConnectTimeout) as error:
-                reason = f"could not connect to the app ({type(error).__name__}); nothing was sent"
-                return Outcome(ExecutionState.NOT_RUN, reason=reason)
+                return not_run(f"could not connect to the app ({type(error).__name__})")
             except httpx.TimeoutException:
                 return uncertain("the app gave no answer in time")
             except httpx.TransportError as error:

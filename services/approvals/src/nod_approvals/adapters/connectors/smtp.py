@@ -1,13 +1,14 @@
 """The smtp app: sends one email through the account's mail server, with
 STARTTLS when offered. The password is only ever sent over TLS."""
 
-import asyncio
 import re
 import ssl
+from collections.abc import Mapping
 from typing import ClassVar
 
-from nod_approvals.connectors.base import Outcome, Send, check_keys, check_text
-from nod_approvals.connectors.smtp_session import deliver
+from nod_approvals.adapters.connectors.base import ActionCheck, Send, check_keys, check_text
+from nod_approvals.adapters.connectors.smtp_session import deliver
+from nod_approvals.domain.approvals import Outcome
 from nodkit.errors import InvalidArgument
 
 # ASCII only: no SMTPUTF8 needed, and nothing that could split a header.
@@ -36,8 +37,8 @@ def check_send_email(parameters: dict) -> dict:
 
 
 class SmtpConnector:
-    app = "smtp"
-    actions: ClassVar = {"send_email": check_send_email}
+    app: ClassVar[str] = "smtp"
+    actions: ClassVar[Mapping[str, ActionCheck]] = {"send_email": check_send_email}
 
     def __init__(self, *, timeout_s: float, ca_file: str | None = None) -> None:
         self.timeout_s = timeout_s
@@ -67,6 +68,4 @@ class SmtpConnector:
         return credentials
 
     async def send(self, request: Send) -> Outcome:
-        # smtplib blocks; each socket operation gets half the budget, and the
-        # executor bounds the whole send.
-        return await asyncio.to_thread(deliver, request, self._tls, self.timeout_s / 2)
+        return await deliver(request, self._tls, self.timeout_s)
