@@ -15,6 +15,7 @@ from .support import (
     ApprovalsProcess,
     BeforeSendHooks,
     InProcessApprovals,
+    RecordingApp,
     WebhookApp,
     approvals_process_env,
     approvals_settings,
@@ -44,6 +45,30 @@ async def approvals_server(
     server = await start_approvals(settings, approvals_hooks)
     yield server
     await server.stop()
+
+
+@pytest.fixture(scope="session")
+async def strict_approvals(approvals_migrated, service_token, vault_key, log_tee):
+    """A second server on the same database, as deployed: it allows no
+    extra networks (NOD_APPROVALS_ALLOWED_NETWORKS empty), so loopback too
+    is refused."""
+    settings = approvals_settings(
+        approvals_migrated,
+        service_token,
+        vault_key,
+        instance_id="approvals-strict",
+        allowed_networks="",
+    )
+    server = await start_approvals(settings)
+    yield server
+    await server.stop()
+
+
+@pytest.fixture
+async def recording_app():
+    app = await RecordingApp().start()
+    yield app
+    await app.stop()
 
 
 @pytest.fixture(scope="session")

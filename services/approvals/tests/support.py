@@ -7,6 +7,7 @@ import uuid
 from dataclasses import dataclass
 
 import grpc
+from aiohttp import web
 from google.protobuf import struct_pb2
 
 from nod.approvals.v1 import approvals_pb2 as pb
@@ -24,6 +25,8 @@ __all__ = ["CANARY_SMTP_PASSWORD", "CANARY_TOKEN"]
 
 CANARY_TOKEN = "canary-hook-token-R7q2Zp"
 SESSION_INSTANCE = "approvals-test"
+# The stand-in apps listen on loopback, which no real deployment lets nod reach.
+LOCAL_STAND_INS = "127.0.0.0/8"
 
 
 def approvals_settings(database_url, service_token, vault_key, **overrides) -> ApprovalsSettings:
@@ -33,6 +36,7 @@ def approvals_settings(database_url, service_token, vault_key, **overrides) -> A
         "webhook_timeout_s": 3.0,
         "smtp_timeout_s": 6.0,
         "watch_poll_s": 0.2,
+        "allowed_networks": LOCAL_STAND_INS,
         **overrides,
     }
     return ApprovalsSettings(
@@ -86,6 +90,7 @@ def approvals_process_env(service_env: dict, *, instance_id: str, **settings) ->
         "NOD_INSTANCE_ID": instance_id,
         "NOD_APPROVALS_LISTEN": f"127.0.0.1:{free_port()}",
         "NOD_MIGRATION_POLL_S": "0.2",
+        "NOD_APPROVALS_ALLOWED_NETWORKS": LOCAL_STAND_INS,
     }
     env.update({f"NOD_APPROVALS_{name.upper()}": str(value) for name, value in settings.items()})
     return env
@@ -115,6 +120,51 @@ class WebhookApp:
 
     def hook_url(self, name: str = "orders") -> str:
         return f"{self.url}/hooks/{name}"
+
+
+class RecordingApp:
+    """A stand-in app that records who it was asked for (the Host header) and
+    answers 200, or a redirect to `redirect_to` when that is set."""
+
+    def __init__(self) -> None:
+        self.received: list[dict] = []
+        self.redirect_to: str | None = None
+        self.url = ""
+        self._runner: web.AppRunner | None = None
+
+    async def _receive(self, request: web.Request) -> web.Response:
+        self.received.append({"path": request.path, "host": request.headers.get("Host")})
+        if self.redirect_to:
+            raise web.HTTPTemporaryRedirect(self.redirect_to)
+        return web.json_response({"ok": True})
+
+    async def start(self) -> "RecordingApp":
+        app = web.Application()
+        app.router.add_post("/{tail:.*}", self._receive)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        self.url = f"http://127.0.0.1:{self._runner.addresses[0][1]}"
+        return self
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+
+TABLES = ("accounts", "approvals", "executions", "approval_events")
+
+
+async def snapshot(db) -> dict:
+    """Every row of the approvals schema, to show that a refusal changed nothing."""
+    rows = {}
+    for table in TABLES:
+        cursor = await db.execute(
+            f"SELECT row_to_json(t)::text FROM approvals.{table} t ORDER BY 1"
+        )
+        rows[table] = await cursor.fetchall()
+    return rows
 
 
 # The calls

@@ -6,19 +6,14 @@ import pytest
 from nod.approvals.v1 import approvals_pb2 as pb
 from nodtest.rpc import expect_error
 
-from .support import connect_smtp, connect_webhook, email_parameters, propose, struct
-
-TABLES = ("accounts", "approvals", "executions", "approval_events")
-
-
-async def snapshot(db) -> dict:
-    rows = {}
-    for table in TABLES:
-        cursor = await db.execute(
-            f"SELECT row_to_json(t)::text FROM approvals.{table} t ORDER BY 1"
-        )
-        rows[table] = await cursor.fetchall()
-    return rows
+from .support import (
+    connect_smtp,
+    connect_webhook,
+    email_parameters,
+    propose,
+    snapshot,
+    struct,
+)
 
 
 def account(app="webhook", settings=None, credentials=None, label="x"):

@@ -5,6 +5,7 @@ boot reconcile and the sweeper. Nothing else constructs them."""
 from nod.approvals.v1 import approvals_pb2, approvals_pb2_grpc
 from nod_approvals import MIGRATIONS, SCHEMA
 from nod_approvals.adapters.connectors import Connectors
+from nod_approvals.adapters.connectors.addresses import AddressGuard
 from nod_approvals.adapters.connectors.smtp import SmtpConnector
 from nod_approvals.adapters.connectors.webhook import WebhookConnector
 from nod_approvals.api.approvals import ApprovalsServicer
@@ -29,10 +30,13 @@ SERVICES = approvals_pb2.DESCRIPTOR.services_by_name
 async def build(settings: ApprovalsSettings, *, before_send: BeforeSend | None = None) -> Service:
     """`before_send` lets a test act between "yes" and "send"; production passes None."""
     engine = create_engine(settings, SCHEMA)
+    guard = AddressGuard(settings.allowed_networks)
     connectors = Connectors(
         [
-            WebhookConnector(timeout_s=settings.webhook_timeout_s),
-            SmtpConnector(timeout_s=settings.smtp_timeout_s, ca_file=settings.smtp_ca_file),
+            WebhookConnector(timeout_s=settings.webhook_timeout_s, guard=guard),
+            SmtpConnector(
+                timeout_s=settings.smtp_timeout_s, guard=guard, ca_file=settings.smtp_ca_file
+            ),
         ]
     )
     feed = ChangeFeed()

@@ -23,15 +23,17 @@ class Accounts:
         self._sealer = sealer
         self._connectors = connectors
 
-    def _check(self, account: AccountInput) -> AccountInput:
+    async def _check(self, account: AccountInput) -> AccountInput:
         connector = self._connectors.for_app(account.app)
         label = check_label(account.label)
         settings = connector.check_settings(dict(account.settings))
         credentials = connector.check_credentials(dict(account.credentials))
+        # Last: it looks the host up, which the checks above never need to.
+        await connector.check_reachable(settings)
         return labelled(AccountInput(account.app, label, settings, credentials))
 
     async def connect(self, owner: str, account: AccountInput) -> AccountRecord:
-        account = self._check(account)
+        account = await self._check(account)
         account_id = repo.new_id()
         sealed = self._sealer.seal_fields(account.credentials, owner, CREDENTIALS_TABLE, account_id)
         async with self._engine.begin() as conn:

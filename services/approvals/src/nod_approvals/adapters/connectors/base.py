@@ -35,6 +35,9 @@ class Connector(Protocol):
 
     def check_credentials(self, credentials: dict[str, str]) -> dict[str, str]: ...
 
+    # Refuses (naming the setting) an app nod must not reach (domain.network).
+    async def check_reachable(self, settings: dict[str, str]) -> None: ...
+
     async def send(self, request: Send) -> Outcome: ...
 
 

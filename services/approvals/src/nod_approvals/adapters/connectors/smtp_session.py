@@ -3,7 +3,8 @@
 Anything that ends before MAIL FROM sent nothing of the message (NOT_RUN).
 After it, a 5xx is the server's definite refusal (FAILED); a 4xx, a timeout
 or a dropped connection leaves the message's fate open (UNCERTAIN). The
-password is only ever sent after STARTTLS.
+password is only ever sent after STARTTLS. The connection goes to one of the
+addresses just checked, never to a fresh lookup of the name.
 """
 
 import asyncio
@@ -15,8 +16,10 @@ from email.utils import formatdate
 
 import aiosmtplib
 
+from nod_approvals.adapters.connectors.addresses import AddressGuard, Refused, Unresolved
 from nod_approvals.adapters.connectors.base import Send, app_message
 from nod_approvals.domain.approvals import ExecutionState, Outcome, not_run, uncertain
+from nod_approvals.domain.network import Address
 
 # After the message's fate is known, how long a goodbye may take.
 QUIT_TIMEOUT_S = 2.0
@@ -43,58 +46,85 @@ class PlainTextLogin(Exception):
     """The server offers no STARTTLS but the account has a password."""
 
 
-async def deliver(request: Send, tls: ssl.SSLContext, budget_s: float) -> Outcome:
-    progress = _Progress()
-    smtp = aiosmtplib.SMTP(
-        hostname=request.settings["host"],
-        port=int(request.settings["port"]),
-        timeout=budget_s,
-        start_tls=False,  # decided below, so the password never goes out in clear
-        tls_context=tls,
-    )
-    outcome = None
-    try:
-        async with asyncio.timeout(budget_s):
-            outcome = await _converse(smtp, request, progress)
-    except TimeoutError:
-        why = f"the mail server gave no answer within {budget_s:g} s"
-        if progress.mail_started:
-            return uncertain(why)
-        return _not_sent(why, request)
-    finally:
-        if outcome is None:
-            smtp.close()
-    await _quit_quietly(smtp)
-    return outcome
+@dataclass(frozen=True)
+class Delivery:
+    tls: ssl.SSLContext
+    budget_s: float
+    guard: AddressGuard
 
-
-async def _open(smtp: aiosmtplib.SMTP, request: Send) -> None:
-    await smtp.connect()
-    await smtp.ehlo()
-    secure = smtp.supports_extension("starttls")
-    if secure:
-        await smtp.starttls()
-        await smtp.ehlo()
-    if request.credentials:
-        if not secure:
-            raise PlainTextLogin
-        await smtp.login(request.credentials["username"], request.credentials["password"])
-
-
-async def _converse(smtp: aiosmtplib.SMTP, request: Send, progress: _Progress) -> Outcome:
-    parameters = json.loads(request.parameters_json)
-    to = parameters["to"]
-    try:
-        await _open(smtp, request)
-    except PlainTextLogin:
-        return _not_sent(
-            "the mail server offers no STARTTLS, so the password stays unsent", request
+    async def deliver(self, request: Send, host: str, port: int) -> Outcome:
+        progress = _Progress()
+        smtp = aiosmtplib.SMTP(
+            port=port,
+            timeout=self.budget_s,
+            start_tls=False,  # decided below, so the password never goes out in clear
+            tls_context=self.tls,
         )
-    except aiosmtplib.SMTPResponseException as error:
-        return _not_sent(f"the mail server said {error.code} {error.message}", request)
-    except (aiosmtplib.SMTPException, OSError) as error:
-        return _not_sent(f"could not open a mail session ({type(error).__name__})", request)
-    progress.mail_started = True
+        outcome = None
+        try:
+            async with asyncio.timeout(self.budget_s):
+                outcome = await self._converse(smtp, request, host, port, progress)
+        except TimeoutError:
+            why = f"the mail server gave no answer within {self.budget_s:g} s"
+            if progress.mail_started:
+                return uncertain(why)
+            return _not_sent(why, request)
+        finally:
+            if outcome is None:
+                smtp.close()
+        await _quit_quietly(smtp)
+        return outcome
+
+    async def _converse(
+        self, smtp: aiosmtplib.SMTP, request: Send, host: str, port: int, progress: _Progress
+    ) -> Outcome:
+        parameters = json.loads(request.parameters_json)
+        try:
+            await self._open(smtp, request, host, port)
+        except Refused as refused:
+            return _not_sent(f"the mail server's address is not allowed ({refused})", request)
+        except Unresolved:
+            return _not_sent(f"could not look up the mail server {host}", request)
+        except PlainTextLogin:
+            return _not_sent(
+                "the mail server offers no STARTTLS, so the password stays unsent", request
+            )
+        except aiosmtplib.SMTPResponseException as error:
+            return _not_sent(f"the mail server said {error.code} {error.message}", request)
+        except (aiosmtplib.SMTPException, OSError) as error:
+            return _not_sent(f"could not open a mail session ({type(error).__name__})", request)
+        progress.mail_started = True
+        return await _send(smtp, request, parameters)
+
+    async def _open(self, smtp: aiosmtplib.SMTP, request: Send, host: str, port: int) -> None:
+        await _connect_to_one(smtp, await self.guard.resolve(host, port))
+        await smtp.ehlo()
+        secure = smtp.supports_extension("starttls")
+        if secure:
+            # The certificate must name the host of the settings, not the address.
+            await smtp.starttls(server_hostname=host)
+            await smtp.ehlo()
+        if request.credentials:
+            if not secure:
+                raise PlainTextLogin
+            await smtp.login(request.credentials["username"], request.credentials["password"])
+
+
+async def _connect_to_one(smtp: aiosmtplib.SMTP, addresses: list[Address]) -> None:
+    """Connects to the first of the checked addresses that answers."""
+    *others, last = addresses
+    for address in others:
+        try:
+            await smtp.connect(hostname=str(address))
+            return
+        except aiosmtplib.SMTPConnectError:
+            continue  # nothing reached this address: the next may answer
+    await smtp.connect(hostname=str(last))
+
+
+async def _send(smtp: aiosmtplib.SMTP, request: Send, parameters: dict) -> Outcome:
+    """From MAIL FROM on."""
+    to = parameters["to"]
     try:
         refused, _ = await smtp.send_message(
             build_message(request, parameters), sender=request.settings["from"], recipients=to

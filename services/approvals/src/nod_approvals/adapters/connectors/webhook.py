@@ -5,11 +5,12 @@ honours it can tell a duplicate even though nod never sends one."""
 import asyncio
 import logging
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import ClassVar
-from urllib.parse import urlsplit
 
 import httpx
 
+from nod_approvals.adapters.connectors.addresses import AddressGuard, Refused, Unresolved
 from nod_approvals.adapters.connectors.base import (
     ActionCheck,
     Send,
@@ -27,6 +28,8 @@ logging.getLogger("httpx").setLevel(logging.WARNING)
 # Enough of an answer to show the person; the rest is not read.
 MAX_ANSWER_BYTES = 8192
 CONNECT_TIMEOUT_S = 5.0
+URL_FIELD = "account.settings.url"
+DEFAULT_PORTS = {"http": 80, "https": 443}
 # 408: the app gave up reading; 409: the idempotency key is still in
 # progress there. Neither says whether the action happened.
 _UNDECIDED_4XX = frozenset({408, 409})
@@ -36,21 +39,41 @@ def check_post(parameters: dict) -> dict:
     return parameters  # any JSON object is a valid body
 
 
+@dataclass
+class _Progress:
+    # From the first request on, the app may have seen it.
+    requested: bool = False
+
+
+def _parse(url: str) -> httpx.URL:
+    """The one parser for the URL, at connect and at send, so the host
+    checked is the host connected to."""
+    try:
+        parsed = httpx.URL(url)
+    except httpx.InvalidURL:
+        raise InvalidArgument(URL_FIELD, "must be an http(s) URL") from None
+    if parsed.scheme not in ("http", "https") or not parsed.raw_host or " " in url:
+        raise InvalidArgument(URL_FIELD, "must be an http(s) URL")
+    return parsed
+
+
+def _destination(url: httpx.URL) -> tuple[str, int]:
+    return url.raw_host.decode("ascii"), url.port or DEFAULT_PORTS[url.scheme]
+
+
 class WebhookConnector:
     app: ClassVar[str] = "webhook"
     actions: ClassVar[Mapping[str, ActionCheck]] = {"post": check_post}
 
-    def __init__(self, *, timeout_s: float) -> None:
+    def __init__(self, *, timeout_s: float, guard: AddressGuard) -> None:
         self.timeout_s = timeout_s
+        self._guard = guard
 
     def check_settings(self, settings: dict[str, str]) -> dict[str, str]:
         check_keys(settings, "account.settings", required=frozenset({"url"}))
-        url = check_text("account.settings.url", settings["url"], max_length=2048)
-        parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.hostname or " " in url:
-            raise InvalidArgument("account.settings.url", "must be an http(s) URL")
-        if parts.username or parts.password:
-            raise InvalidArgument("account.settings.url", "must not carry credentials")
+        url = check_text(URL_FIELD, settings["url"], max_length=2048)
+        if _parse(url).userinfo:
+            raise InvalidArgument(URL_FIELD, "must not carry credentials")
         return {"url": url}
 
     def check_credentials(self, credentials: dict[str, str]) -> dict[str, str]:
@@ -63,34 +86,62 @@ class WebhookConnector:
                 raise InvalidArgument(f"account.credentials.{name}", "must be printable")
         return credentials
 
+    async def check_reachable(self, settings: dict[str, str]) -> None:
+        await self._guard.check(URL_FIELD, *_destination(_parse(settings["url"])))
+
     async def send(self, request: Send) -> Outcome:
+        progress = _Progress()
         try:
             async with asyncio.timeout(self.timeout_s):
-                return await self._post(request)
+                return await self._post(request, progress)
         except TimeoutError:
-            return uncertain(f"the app gave no answer within {self.timeout_s:g} s")
+            why = f"the app gave no answer within {self.timeout_s:g} s"
+            return uncertain(why) if progress.requested else not_run(why)
 
-    async def _post(self, request: Send) -> Outcome:
-        headers = {"Content-Type": "application/json", "Idempotency-Key": request.execution_id}
+    async def _post(self, request: Send, progress: _Progress) -> Outcome:
+        url = _parse(request.settings["url"])
+        host, port = _destination(url)
+        try:
+            addresses = await self._guard.resolve(host, port)
+        except Refused as refused:
+            return not_run(f"the app's address is not allowed ({refused})")
+        except Unresolved:
+            return not_run(f"could not look up the app's host {host}")
+        headers = {
+            "Content-Type": "application/json",
+            "Idempotency-Key": request.execution_id,
+            # The URL's own name, though the connection goes to a checked address.
+            "Host": url.netloc.decode("ascii"),
+        }
         if token := request.credentials.get("token"):
             headers["Authorization"] = f"Bearer {token}"
+        # TLS checks the certificate against the URL's name, not the address.
+        extensions = {"sni_hostname": host} if url.scheme == "https" else {}
         timeout = httpx.Timeout(self.timeout_s, connect=min(self.timeout_s, CONNECT_TIMEOUT_S))
-        url, body = request.settings["url"], request.parameters_json.encode()
+        body = request.parameters_json.encode()
         # A client per send: no pooled connection, no retry, no proxy from the
         # environment, and a redirect is an answer, never followed.
         async with httpx.AsyncClient(
             timeout=timeout, trust_env=False, follow_redirects=False
         ) as client:
-            try:
-                async with client.stream("POST", url, content=body, headers=headers) as response:
-                    answer = await _read_answer(response)
-            except (httpx.ConnectError, httpx.ConnectTimeout) as error:
-                return not_run(f"could not connect to the app ({type(error).__name__})")
-            except httpx.TimeoutException:
-                return uncertain("the app gave no answer in time")
-            except httpx.TransportError as error:
-                return uncertain(f"the connection to the app broke ({type(error).__name__})")
-        return _outcome(response.status_code, answer, request.credentials)
+            failed: Exception | None = None
+            for address in addresses:
+                pinned = url.copy_with(host=str(address))
+                progress.requested = True
+                try:
+                    async with client.stream(
+                        "POST", pinned, content=body, headers=headers, extensions=extensions
+                    ) as response:
+                        answer = await _read_answer(response)
+                except (httpx.ConnectError, httpx.ConnectTimeout) as error:
+                    failed = error  # nothing reached this address: the next may answer
+                    continue
+                except httpx.TimeoutException:
+                    return uncertain("the app gave no answer in time")
+                except httpx.TransportError as error:
+                    return uncertain(f"the connection to the app broke ({type(error).__name__})")
+                return _outcome(response.status_code, answer, request.credentials)
+        return not_run(f"could not connect to the app ({type(failed).__name__})")
 
 
 async def _read_answer(response: httpx.Response) -> str:
