@@ -68,6 +68,8 @@ class WebhookConnector:
     def __init__(self, *, timeout_s: float, guard: AddressGuard) -> None:
         self.timeout_s = timeout_s
         self._guard = guard
+        # Loaded once: reading the CA bundle is no part of any send's budget.
+        self._tls = httpx.create_ssl_context()
 
     def check_settings(self, settings: dict[str, str]) -> dict[str, str]:
         check_keys(settings, "account.settings", required=frozenset({"url"}))
@@ -122,7 +124,7 @@ class WebhookConnector:
         # A client per send: no pooled connection, no retry, no proxy from the
         # environment, and a redirect is an answer, never followed.
         async with httpx.AsyncClient(
-            timeout=timeout, trust_env=False, follow_redirects=False
+            verify=self._tls, timeout=timeout, trust_env=False, follow_redirects=False
         ) as client:
             failed: Exception | None = None
             for address in addresses:
