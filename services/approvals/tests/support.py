@@ -202,15 +202,25 @@ async def connect_smtp(
     return reply.account
 
 
-async def propose(stub, meta, account, parameters: dict, *, task_id=None, action=None):
+def request_id() -> str:
+    return f"request-{uuid.uuid4().hex[:12]}"
+
+
+def proposal(account, parameters: dict, *, task_id=None, action=None, **fields):
     action = action or {"webhook": "post", "smtp": "send_email"}[account.app]
-    request = pb.ProposeRequest(
+    return pb.ProposeRequest(
         task_id=task_id or task(),
         account_id=account.id,
         action=action,
         parameters=struct(parameters),
         summary=f"{action} with {account.label}",
+        request_id=fields.pop("request_id", None) or request_id(),
+        **fields,
     )
+
+
+async def propose(stub, meta, account, parameters: dict, **fields) -> pb.Approval:
+    request = proposal(account, parameters, **fields)
     return (await stub.Propose(request, metadata=meta)).approval
 
 

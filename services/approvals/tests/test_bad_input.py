@@ -64,6 +64,10 @@ BAD_WEBHOOK_PROPOSALS = [
     ({"action": ""}, "action"),
     ({"summary": ""}, "summary"),
     ({"summary": "s" * 2001}, "summary"),
+    ({"request_id": ""}, "request_id"),
+    ({"request_id": "r" * 129}, "request_id"),
+    ({"request_id": "r\n1"}, "request_id"),
+    ({"request_id": " r-1"}, "request_id"),
     ({"parameters": struct(HUGE)}, "parameters"),
     ({"parameters": struct({"n": float("nan")})}, "parameters.n"),
 ]
@@ -84,7 +88,12 @@ BAD_EMAILS = [
 async def test_bad_proposals_are_refused(approvals_stub, as_person, db, webhook_app, change, field):
     hook = await connect_webhook(approvals_stub, as_person, webhook_app.hook_url())
     request = pb.ProposeRequest(
-        task_id="t", account_id=hook.id, action="post", parameters=struct({"a": 1}), summary="s"
+        task_id="t",
+        account_id=hook.id,
+        action="post",
+        parameters=struct({"a": 1}),
+        summary="s",
+        request_id="r-1",
     )
     for name, value in change.items():
         if name == "parameters":

@@ -34,7 +34,9 @@ async def test_another_persons_approval_and_account_are_not_found(
             pb.DisconnectAccountRequest(account_id=account.id), metadata=stranger
         ),
         approvals_stub.Propose(
-            pb.ProposeRequest(task_id="t", account_id=account.id, action="post", summary="s"),
+            pb.ProposeRequest(
+                task_id="t", account_id=account.id, action="post", summary="s", request_id="r-1"
+            ),
             metadata=stranger,
         ),
     ]

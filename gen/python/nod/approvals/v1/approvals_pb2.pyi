@@ -217,6 +217,7 @@ class Approval(_message.Message):
     DECIDED_AT_FIELD_NUMBER: _builtins.int
     FINISHED_AT_FIELD_NUMBER: _builtins.int
     UPDATED_AT_FIELD_NUMBER: _builtins.int
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
     id: _builtins.str
     task_id: _builtins.str
     account_id: _builtins.str
@@ -240,6 +241,8 @@ class Approval(_message.Message):
     """Why it was cancelled, or why the execution ended NOT_RUN, FAILED or
     UNCERTAIN (never a credential).
     """
+    request_id: _builtins.str
+    """The ProposeRequest.request_id it was proposed with."""
     @_builtins.property
     def parameters(self) -> _struct_pb2.Struct: ...
     @_builtins.property
@@ -274,10 +277,11 @@ class Approval(_message.Message):
         decided_at: _timestamp_pb2.Timestamp | None = ...,
         finished_at: _timestamp_pb2.Timestamp | None = ...,
         updated_at: _timestamp_pb2.Timestamp | None = ...,
+        request_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "decided_at", b"decided_at", "expires_at", b"expires_at", "finished_at", b"finished_at", "parameters", b"parameters", "updated_at", b"updated_at"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["account_id", b"account_id", "action", b"action", "app", b"app", "created_at", b"created_at", "decided_at", b"decided_at", "digest", b"digest", "execution_id", b"execution_id", "execution_state", b"execution_state", "expires_at", b"expires_at", "finished_at", b"finished_at", "id", b"id", "parameters", b"parameters", "reason", b"reason", "result", b"result", "saved_action", b"saved_action", "state", b"state", "summary", b"summary", "task_id", b"task_id", "updated_at", b"updated_at"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account_id", b"account_id", "action", b"action", "app", b"app", "created_at", b"created_at", "decided_at", b"decided_at", "digest", b"digest", "execution_id", b"execution_id", "execution_state", b"execution_state", "expires_at", b"expires_at", "finished_at", b"finished_at", "id", b"id", "parameters", b"parameters", "reason", b"reason", "request_id", b"request_id", "result", b"result", "saved_action", b"saved_action", "state", b"state", "summary", b"summary", "task_id", b"task_id", "updated_at", b"updated_at"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -408,10 +412,19 @@ class ProposeRequest(_message.Message):
     ACTION_FIELD_NUMBER: _builtins.int
     PARAMETERS_FIELD_NUMBER: _builtins.int
     SUMMARY_FIELD_NUMBER: _builtins.int
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
     task_id: _builtins.str
     account_id: _builtins.str
     action: _builtins.str
     summary: _builtins.str
+    request_id: _builtins.str
+    """Required, 1-128 printable characters, chosen by the caller once per
+    proposal (the tasks service derives it from the task and its step). A
+    resend with the same request_id and the same content (task_id,
+    account_id, action, parameters once normalised, summary) answers the
+    approval it made; with other content it is refused ALREADY_EXISTS,
+    reason REQUEST_ID_REUSED. Each person's request ids are their own.
+    """
     @_builtins.property
     def parameters(self) -> _struct_pb2.Struct:
         """webhook post: the JSON object to POST. smtp send_email: to (list of
@@ -426,10 +439,11 @@ class ProposeRequest(_message.Message):
         action: _builtins.str = ...,
         parameters: _struct_pb2.Struct | None = ...,
         summary: _builtins.str = ...,
+        request_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["parameters", b"parameters"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["account_id", b"account_id", "action", b"action", "parameters", b"parameters", "summary", b"summary", "task_id", b"task_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account_id", b"account_id", "action", b"action", "parameters", b"parameters", "request_id", b"request_id", "summary", b"summary", "task_id", b"task_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

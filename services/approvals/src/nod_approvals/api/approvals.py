@@ -58,6 +58,7 @@ class ApprovalsServicer(approvals_pb2_grpc.ApprovalsServiceServicer):
                 action=request.action,
                 parameters=struct_to_dict(request.parameters),
                 summary=request.summary,
+                request_id=request.request_id,
             ),
         )
         return pb.ProposeResponse(approval=approval_to_pb(record))

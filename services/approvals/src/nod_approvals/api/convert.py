@@ -65,6 +65,7 @@ def approval_to_pb(record: ApprovalRecord) -> pb.Approval:
         decided_at=to_proto(record.decided_at),
         finished_at=to_proto(execution.finished_at) if execution else None,
         updated_at=to_proto(record.updated_at),
+        request_id=record.request_id,
     )
 
 

@@ -1,12 +1,13 @@
 """Propose: a task asks to run an app action. It is frozen right here
-(canonical JSON and its digest) and waits for the person's decision."""
+(canonical JSON and its digest) and waits for the person's decision. The
+caller's request id makes it once: a resend finds the first approval."""
 
 from dataclasses import dataclass
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from nod_approvals.adapters.connectors import Connectors
-from nod_approvals.domain.approvals import ApprovalRecord, person
+from nod_approvals.domain.approvals import ApprovalRecord, answer_to_resent_proposal, person
 from nod_approvals.domain.saved_action import SavedAction, normalise, parameters_json
 from nod_approvals.store import accounts as accounts_repo
 from nod_approvals.store import approvals as repo
@@ -26,6 +27,7 @@ class Proposal:
     action: str
     parameters: dict
     summary: str
+    request_id: str
 
 
 class Proposals:
@@ -36,6 +38,7 @@ class Proposals:
 
     async def propose(self, owner: str, proposal: Proposal) -> ApprovalRecord:
         task_id = validation.printable_id("task_id", proposal.task_id)
+        request_id = validation.printable_id("request_id", proposal.request_id)
         account_id = validation.uuid_id("account_id", proposal.account_id)
         summary = validation.text(
             "summary", proposal.summary, max_length=MAX_SUMMARY, required=True
@@ -46,10 +49,6 @@ class Proposals:
             account = await accounts_repo.get_account(conn, owner, account_id)
             if account is None:
                 raise NotFound("no such account", reason="ACCOUNT_NOT_FOUND")
-            if not account.connected:
-                raise FailedPrecondition(
-                    "the account was disconnected", reason="ACCOUNT_DISCONNECTED"
-                )
             parameters = self._connectors.check_action(account.app, proposal.action, parameters)
             saved = SavedAction.freeze(
                 app=account.app,
@@ -62,6 +61,7 @@ class Proposals:
                 owner,
                 self._ttl_s,
                 task_id=task_id,
+                request_id=request_id,
                 account_id=account_id,
                 app=account.app,
                 action=proposal.action,
@@ -69,6 +69,19 @@ class Proposals:
                 saved_action=saved.text,
                 digest=saved.digest,
             )
+            if approval_id is None:
+                # Nothing was written: the request id had made an approval
+                # already (a resend), or else the account is disconnected.
+                existing = await repo.find_by_request(conn, owner, request_id)
+                if existing is None:
+                    raise FailedPrecondition(
+                        "the account was disconnected", reason="ACCOUNT_DISCONNECTED"
+                    )
+                record = answer_to_resent_proposal(
+                    existing, task_id=task_id, saved_action=saved.text, summary=summary
+                )
+                log.info("approval.proposal_resent", approval_id=record.id, task_id=task_id)
+                return record
             await repo.record_proposed(conn, approval_id, actor=person(owner))
             record = await repo.get_approval(conn, owner, approval_id)
         log.info("approval.proposed", approval_id=record.id, task_id=task_id, digest=saved.digest)

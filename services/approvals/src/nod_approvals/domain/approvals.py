@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
-from nodkit.errors import FailedPrecondition
+from nodkit.errors import AlreadyExists, FailedPrecondition
 
 
 class ApprovalState(StrEnum):
@@ -50,6 +50,7 @@ class ExecutionRecord:
 class ApprovalRecord:
     id: str
     task_id: str
+    request_id: str
     account_id: str
     app: str
     action: str
@@ -116,6 +117,24 @@ def answer_to_late_decision(record: ApprovalRecord, decision: Decision) -> Appro
         return record
     message, reason = _REFUSALS[record.state]
     raise FailedPrecondition(message, reason=reason, state=record.state.value)
+
+
+def answer_to_resent_proposal(
+    existing: ApprovalRecord, *, task_id: str, saved_action: str, summary: str
+) -> ApprovalRecord:
+    """Called when the person's request id already made an approval. The same
+    proposal again (a resend after a lost reply) is answered with it; other
+    content under the same request id is refused, and nothing is written.
+    The saved action covers account, app, action and normalised parameters."""
+    if (existing.task_id, existing.saved_action, existing.summary) == (
+        task_id,
+        saved_action,
+        summary,
+    ):
+        return existing
+    raise AlreadyExists(
+        "request_id already named another proposal", reason="REQUEST_ID_REUSED", field="request_id"
+    )
 
 
 @dataclass(frozen=True)

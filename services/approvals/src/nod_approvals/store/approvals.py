@@ -5,6 +5,7 @@ statement, whose returned rows say whether (and what) it changed."""
 from collections.abc import Sequence
 
 import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from nod_approvals.domain.approvals import (
@@ -14,7 +15,7 @@ from nod_approvals.domain.approvals import (
     ExecutionRecord,
     ExecutionState,
 )
-from nod_approvals.store.models import APPROVAL_HISTORY, approvals, executions
+from nod_approvals.store.models import APPROVAL_HISTORY, accounts, approvals, executions
 from nodkit import history, listing
 from nodkit.errors import NotFound
 from nodkit.leases import seconds_from_now
@@ -43,7 +44,17 @@ def _execution(row) -> ExecutionRecord | None:
 
 
 def _record(row) -> ApprovalRecord:
-    names = ("id", "task_id", "account_id", "app", "action", "summary", "saved_action", "digest")
+    names = (
+        "id",
+        "task_id",
+        "request_id",
+        "account_id",
+        "app",
+        "action",
+        "summary",
+        "saved_action",
+        "digest",
+    )
     times = ("created_at", "expires_at", "decided_at", "updated_at")
     return ApprovalRecord(
         **{name: getattr(row, name) for name in (*names, *times)},
@@ -53,13 +64,36 @@ def _record(row) -> ApprovalRecord:
     )
 
 
-async def insert_approval(conn: AsyncConnection, owner: str, ttl_s: float, **values) -> str:
+async def insert_approval(
+    conn: AsyncConnection, owner: str, ttl_s: float, **values: str
+) -> str | None:
+    """A new PENDING approval, only while its account is connected and only
+    if the person's request id is new; None otherwise (nothing written)."""
+    row = {**values, "owner": owner, "state": PENDING.value}
+    account_connected = sa.exists().where(
+        accounts.c.id == values["account_id"],
+        accounts.c.owner == owner,
+        accounts.c.disconnected_at.is_(None),
+    )
+    chosen = sa.select(
+        *(sa.literal(value, approvals.c[name].type) for name, value in row.items()),
+        seconds_from_now(ttl_s),
+    ).where(account_connected)
     statement = (
-        approvals.insert()
-        .values(owner=owner, state=PENDING, expires_at=seconds_from_now(ttl_s), **values)
+        insert(approvals)
+        .from_select([*row, "expires_at"], chosen)
+        .on_conflict_do_nothing(index_elements=["owner", "request_id"])
         .returning(approvals.c.id)
     )
-    return (await conn.execute(statement)).scalar_one()
+    return (await conn.execute(statement)).scalar_one_or_none()
+
+
+async def find_by_request(
+    conn: AsyncConnection, owner: str, request_id: str
+) -> ApprovalRecord | None:
+    query = _WITH_EXECUTION.where(approvals.c.owner == owner, approvals.c.request_id == request_id)
+    row = (await conn.execute(query)).first()
+    return _record(row) if row else None
 
 
 async def record_proposed(conn: AsyncConnection, approval_id: str, *, actor: str) -> None:

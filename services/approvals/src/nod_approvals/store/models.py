@@ -39,6 +39,8 @@ approvals = sa.Table(
     sa.Column("id", UUID(as_uuid=False), primary_key=True, server_default=NEW_UUID),
     sa.Column("owner", sa.Text, nullable=False),
     sa.Column("task_id", sa.Text, nullable=False),
+    # The caller's name for this proposal: a resend finds the first approval.
+    sa.Column("request_id", sa.Text, nullable=False),
     sa.Column("account_id", UUID(as_uuid=False), sa.ForeignKey(accounts.c.id), nullable=False),
     sa.Column("app", sa.Text, nullable=False),
     sa.Column("action", sa.Text, nullable=False),
@@ -57,6 +59,7 @@ approvals = sa.Table(
         name="approvals_state",
     ),
     sa.CheckConstraint("digest ~ '^[0-9a-f]{64}$'", name="approvals_digest_is_sha256"),
+    sa.UniqueConstraint("owner", "request_id", name="approvals_one_per_request"),
     sa.Index("approvals_by_owner", "owner", "created_at", "id"),
     sa.Index("approvals_by_task", "owner", "task_id", "created_at", "id"),
     sa.Index(
