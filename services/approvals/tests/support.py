@@ -206,17 +206,19 @@ def request_id() -> str:
     return f"request-{uuid.uuid4().hex[:12]}"
 
 
-def proposal(account, parameters: dict, *, task_id=None, action=None, **fields):
-    action = action or {"webhook": "post", "smtp": "send_email"}[account.app]
-    return pb.ProposeRequest(
-        task_id=task_id or task(),
-        account_id=account.id,
-        action=action,
-        parameters=struct(parameters),
-        summary=f"{action} with {account.label}",
-        request_id=fields.pop("request_id", None) or request_id(),
-        **fields,
-    )
+def proposal(account, parameters: dict, **fields) -> pb.ProposeRequest:
+    """A ProposeRequest of its own (a fresh task and request id), unless `fields` say otherwise."""
+    action = fields.get("action") or {"webhook": "post", "smtp": "send_email"}[account.app]
+    values = {
+        "task_id": task(),
+        "account_id": account.id,
+        "action": action,
+        "parameters": struct(parameters),
+        "summary": f"{action} with {account.label}",
+        "request_id": request_id(),
+    }
+    values.update({name: value for name, value in fields.items() if value is not None})
+    return pb.ProposeRequest(**values)
 
 
 async def propose(stub, meta, account, parameters: dict, **fields) -> pb.Approval:

@@ -65,7 +65,12 @@ class ApprovalsServicer(approvals_pb2_grpc.ApprovalsServiceServicer):
 
     async def Decide(self, request, context) -> pb.DecideResponse:
         decision = DECISIONS.domain("decision", request.decision)
-        record = await self._decisions.decide(current_user(), request.approval_id, decision)
+        record = await self._decisions.decide(
+            current_user(),
+            request.approval_id,
+            decision,
+            confirmed_duplicate=request.confirm_duplicate,
+        )
         return pb.DecideResponse(approval=approval_to_pb(record))
 
     async def GetApproval(self, request, context) -> pb.GetApprovalResponse:

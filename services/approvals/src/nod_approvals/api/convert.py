@@ -5,7 +5,14 @@ from google.protobuf import struct_pb2
 
 from nod.approvals.v1 import approvals_pb2 as pb
 from nod_approvals.domain.accounts import AccountRecord
-from nod_approvals.domain.approvals import ApprovalRecord, ApprovalState, Decision, ExecutionState
+from nod_approvals.domain.approvals import (
+    ApprovalRecord,
+    ApprovalState,
+    Decision,
+    EarlierRecord,
+    ExecutionState,
+    shown_reason,
+)
 from nodkit.enums import ProtoEnum
 from nodkit.timestamps import to_proto
 
@@ -59,13 +66,29 @@ def approval_to_pb(record: ApprovalRecord) -> pb.Approval:
         execution_id=execution.id if execution else "",
         execution_state=EXECUTION_STATES.proto(execution.state if execution else None),
         result=execution.result if execution else "",
-        reason=record.shown_reason,
+        reason=shown_reason(record.reason, execution),
         created_at=to_proto(record.created_at),
         expires_at=to_proto(record.expires_at),
         decided_at=to_proto(record.decided_at),
         finished_at=to_proto(execution.finished_at) if execution else None,
         updated_at=to_proto(record.updated_at),
         request_id=record.request_id,
+        possible_duplicate_of=record.possible_duplicate_of or "",
+        earlier=earlier_to_pb(record.earlier) if record.earlier else None,
+    )
+
+
+def earlier_to_pb(record: EarlierRecord) -> pb.EarlierApproval:
+    execution = record.execution
+    return pb.EarlierApproval(
+        state=APPROVAL_STATES.proto(record.state),
+        execution_id=execution.id if execution else "",
+        execution_state=EXECUTION_STATES.proto(execution.state if execution else None),
+        result=execution.result if execution else "",
+        reason=shown_reason(record.reason, execution),
+        created_at=to_proto(record.created_at),
+        decided_at=to_proto(record.decided_at),
+        finished_at=to_proto(execution.finished_at) if execution else None,
     )
 
 

@@ -1,7 +1,8 @@
 """Decide: the person's yes or no (G7).
 
 One transaction records the decision with a conditional update (pending and
-unexpired only) and, for a yes, inserts the single execution row. Of any
+unexpired only, and for an unconfirmed yes, no possible duplicate) and, for a
+yes, inserts the single execution row. Of any
 number of concurrent decisions exactly one matches; the others are answered
 with the approval as it is, and run nothing.
 """
@@ -19,6 +20,7 @@ from nod_approvals.domain.approvals import (
     Decision,
     answer_to_late_decision,
     instance,
+    needs_confirmation,
     person,
 )
 from nod_approvals.store import approvals as repo
@@ -36,17 +38,24 @@ class Decisions:
         self._executor = executor
         self._feed = feed
 
-    async def decide(self, owner: str, approval_id: str, decision: Decision) -> ApprovalRecord:
+    async def decide(
+        self, owner: str, approval_id: str, decision: Decision, *, confirmed_duplicate: bool
+    ) -> ApprovalRecord:
         approval_id = validation.uuid_id("approval_id", approval_id)
+        unmarked_only = needs_confirmation(decision, confirmed_duplicate)
         # A caller that gives up mid-way must not leave a recorded yes
         # without its execution: the decision runs to its end regardless.
-        deciding = asyncio.ensure_future(self._decide(owner, approval_id, decision))
+        deciding = asyncio.ensure_future(self._decide(owner, approval_id, decision, unmarked_only))
         deciding.add_done_callback(_retrieve_outcome)
         return await asyncio.shield(deciding)
 
-    async def _decide(self, owner: str, approval_id: str, decision: Decision) -> ApprovalRecord:
+    async def _decide(
+        self, owner: str, approval_id: str, decision: Decision, unmarked_only: bool
+    ) -> ApprovalRecord:
         with self._executor.reserve() as execution_id:
-            won, record = await self._record(owner, approval_id, decision, execution_id)
+            won, record = await self._record(
+                owner, approval_id, decision, execution_id, unmarked_only
+            )
             log.info("approval.decided", approval_id=approval_id, decision=decision.value, won=won)
             if not won:
                 return answer_to_late_decision(record, decision)
@@ -58,11 +67,23 @@ class Decisions:
         return record
 
     async def _record(
-        self, owner: str, approval_id: str, decision: Decision, execution_id: str
+        self,
+        owner: str,
+        approval_id: str,
+        decision: Decision,
+        execution_id: str,
+        unmarked_only: bool,
     ) -> tuple[bool, ApprovalRecord]:
         actor = person(owner)
         async with self._engine.begin() as conn:
-            won = await repo.decide(conn, owner, approval_id, DECIDED[decision], actor=actor)
+            won = await repo.decide(
+                conn,
+                owner,
+                approval_id,
+                DECIDED[decision],
+                actor=actor,
+                unmarked_only=unmarked_only,
+            )
             if won and decision == Decision.YES:
                 await self._start_execution(conn, approval_id, execution_id)
             elif not won:

@@ -46,6 +46,25 @@ class ExecutionRecord:
     finished_at: datetime | None
 
 
+def shown_reason(reason: str, execution: ExecutionRecord | None) -> str:
+    """Why it ended as it did: its execution's reason, else its own."""
+    if execution is not None and execution.reason:
+        return execution.reason
+    return reason
+
+
+@dataclass(frozen=True)
+class EarlierRecord:
+    """The earlier approval a possible duplicate repeats, as it is now."""
+
+    id: str
+    state: ApprovalState
+    reason: str
+    created_at: datetime
+    decided_at: datetime | None
+    execution: ExecutionRecord | None
+
+
 @dataclass(frozen=True)
 class ApprovalRecord:
     id: str
@@ -64,6 +83,13 @@ class ApprovalRecord:
     decided_at: datetime | None
     updated_at: datetime
     execution: ExecutionRecord | None
+    # Set when it repeats the saved action of an earlier approval of its
+    # task (the first one): its yes then needs a second confirmation.
+    earlier: EarlierRecord | None = None
+
+    @property
+    def possible_duplicate_of(self) -> str | None:
+        return self.earlier.id if self.earlier else None
 
     @property
     def parameters(self) -> dict:
@@ -77,12 +103,6 @@ class ApprovalRecord:
         if self.state == ApprovalState.APPROVED:
             return self.execution is not None and self.execution.state != ExecutionState.RUNNING
         return True
-
-    @property
-    def shown_reason(self) -> str:
-        if self.execution is not None and self.execution.reason:
-            return self.execution.reason
-        return self.reason
 
 
 def person(owner: str) -> str:
@@ -109,12 +129,24 @@ _REFUSALS = {
 }
 
 
+def needs_confirmation(decision: Decision, confirmed_duplicate: bool) -> bool:
+    """Whether this decision may only move an approval that is no possible
+    duplicate: a yes to one needs the person's second confirmation."""
+    return decision == Decision.YES and not confirmed_duplicate
+
+
 def answer_to_late_decision(record: ApprovalRecord, decision: Decision) -> ApprovalRecord:
     """Called when the decision's conditional update matched nothing. The same
     decision again (two tabs, a resend) is answered with the current approval;
     anything else is refused, saying why. Either way nothing runs."""
     if record.state == DECIDED[decision]:
         return record
+    if record.state == ApprovalState.PENDING and record.earlier is not None:
+        raise FailedPrecondition(
+            "this may repeat an earlier approval of the task; a yes needs confirm_duplicate",
+            reason="DUPLICATE_NEEDS_CONFIRMATION",
+            possible_duplicate_of=record.earlier.id,
+        )
     message, reason = _REFUSALS[record.state]
     raise FailedPrecondition(message, reason=reason, state=record.state.value)
 

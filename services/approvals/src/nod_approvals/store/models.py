@@ -50,6 +50,14 @@ approvals = sa.Table(
     sa.Column("digest", sa.Text, nullable=False),
     sa.Column("state", sa.Text, nullable=False),
     sa.Column("reason", sa.Text, nullable=False, server_default=""),
+    # The first approval of the task with the same saved action, when there
+    # is one: this one's yes needs a second confirmation.
+    sa.Column(
+        "possible_duplicate_of",
+        UUID(as_uuid=False),
+        sa.ForeignKey("approvals.approvals.id", name="approvals_possible_duplicate_of_fkey"),
+        nullable=True,
+    ),
     _timestamp("created_at", nullable=False, server_default=NOW),
     _timestamp("expires_at", nullable=False),
     _timestamp("decided_at", nullable=True),
