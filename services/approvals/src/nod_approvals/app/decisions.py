@@ -1,10 +1,10 @@
 """Decide: the person's yes or no (G7).
 
 One transaction records the decision with a conditional update (pending and
-unexpired only, and for an unconfirmed yes, no possible duplicate) and, for a
-yes, inserts the single execution row. Of any
-number of concurrent decisions exactly one matches; the others are answered
-with the approval as it is, and run nothing.
+unexpired only; for a yes not confirmed as such, no possible duplicate) and,
+for a yes, inserts the single execution row. Of any number of concurrent
+decisions exactly one matches; the others are answered with the approval as
+it is, and run nothing.
 """
 
 import asyncio
@@ -20,8 +20,8 @@ from nod_approvals.domain.approvals import (
     Decision,
     answer_to_late_decision,
     instance,
-    needs_confirmation,
     person,
+    unmarked_only,
 )
 from nod_approvals.store import approvals as repo
 from nod_approvals.store import executions as executions_repo
@@ -42,20 +42,18 @@ class Decisions:
         self, owner: str, approval_id: str, decision: Decision, *, confirmed_duplicate: bool
     ) -> ApprovalRecord:
         approval_id = validation.uuid_id("approval_id", approval_id)
-        unmarked_only = needs_confirmation(decision, confirmed_duplicate)
+        unmarked = unmarked_only(decision, confirmed_duplicate)
         # A caller that gives up mid-way must not leave a recorded yes
         # without its execution: the decision runs to its end regardless.
-        deciding = asyncio.ensure_future(self._decide(owner, approval_id, decision, unmarked_only))
+        deciding = asyncio.ensure_future(self._decide(owner, approval_id, decision, unmarked))
         deciding.add_done_callback(_retrieve_outcome)
         return await asyncio.shield(deciding)
 
     async def _decide(
-        self, owner: str, approval_id: str, decision: Decision, unmarked_only: bool
+        self, owner: str, approval_id: str, decision: Decision, unmarked: bool
     ) -> ApprovalRecord:
         with self._executor.reserve() as execution_id:
-            won, record = await self._record(
-                owner, approval_id, decision, execution_id, unmarked_only
-            )
+            won, record = await self._record(owner, approval_id, decision, execution_id, unmarked)
             log.info("approval.decided", approval_id=approval_id, decision=decision.value, won=won)
             if not won:
                 return answer_to_late_decision(record, decision)
@@ -72,7 +70,7 @@ class Decisions:
         approval_id: str,
         decision: Decision,
         execution_id: str,
-        unmarked_only: bool,
+        unmarked: bool,
     ) -> tuple[bool, ApprovalRecord]:
         actor = person(owner)
         async with self._engine.begin() as conn:
@@ -82,7 +80,7 @@ class Decisions:
                 approval_id,
                 DECIDED[decision],
                 actor=actor,
-                unmarked_only=unmarked_only,
+                unmarked_only=unmarked,
             )
             if won and decision == Decision.YES:
                 await self._start_execution(conn, approval_id, execution_id)

@@ -129,7 +129,7 @@ _REFUSALS = {
 }
 
 
-def needs_confirmation(decision: Decision, confirmed_duplicate: bool) -> bool:
+def unmarked_only(decision: Decision, confirmed_duplicate: bool) -> bool:
     """Whether this decision may only move an approval that is no possible
     duplicate: a yes to one needs the person's second confirmation."""
     return decision == Decision.YES and not confirmed_duplicate

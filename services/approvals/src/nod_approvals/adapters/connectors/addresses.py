@@ -43,8 +43,9 @@ class AddressGuard:
             raise Unresolved(host)
         for address in addresses:
             if kind := refusal(address, self._allowed):
-                named = "" if str(address) == host else f"{host} resolves to "
-                raise Refused(f"{named}{address}, {kind}")
+                # A name's addresses are not for the caller to learn.
+                said = f"{host} is" if str(address) == host else f"{host} resolves to"
+                raise Refused(f"{said} {kind}")
         return addresses
 
     async def check(self, field: str, host: str, port: int) -> None:
@@ -53,7 +54,7 @@ class AddressGuard:
             async with asyncio.timeout(RESOLVE_TIMEOUT_S):
                 await self.resolve(host, port)
         except Refused as refused:
-            raise InvalidArgument(field, f"must reach a public address, not {refused}") from None
+            raise InvalidArgument(field, f"must reach a public address ({refused})") from None
         except Unresolved:
             raise InvalidArgument(field, "names a host that does not resolve") from None
         except TimeoutError:
