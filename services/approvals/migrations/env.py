@@ -1,4 +1,4 @@
-from nod_approvals.models import metadata
+from nod_approvals.store.models import metadata
 from nodkit.migrations import run_env
 
 run_env(metadata)

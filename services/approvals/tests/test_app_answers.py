@@ -6,7 +6,10 @@ import grpc
 import pytest
 
 from nod.approvals.v1 import approvals_pb2 as pb
-from nodtest.approvals import (
+from nodtest.processes import free_port
+from nodtest.rpc import expect_error
+
+from .support import (
     CANARY_TOKEN,
     connect_webhook,
     decide,
@@ -14,8 +17,6 @@ from nodtest.approvals import (
     propose,
     wait_for_approval,
 )
-from nodtest.processes import free_port
-from nodtest.rpc import expect_error
 
 RUNNING = pb.EXECUTION_STATE_RUNNING
 

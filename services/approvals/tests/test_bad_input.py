@@ -4,20 +4,16 @@ import grpc
 import pytest
 
 from nod.approvals.v1 import approvals_pb2 as pb
-from nodtest.approvals import connect_smtp, connect_webhook, email_parameters, propose, struct
 from nodtest.rpc import expect_error
 
-TABLES = ("accounts", "approvals", "executions", "approval_events")
-
-
-async def snapshot(db) -> dict:
-    rows = {}
-    for table in TABLES:
-        cursor = await db.execute(
-            f"SELECT row_to_json(t)::text FROM approvals.{table} t ORDER BY 1"
-        )
-        rows[table] = await cursor.fetchall()
-    return rows
+from .support import (
+    connect_smtp,
+    connect_webhook,
+    email_parameters,
+    propose,
+    snapshot,
+    struct,
+)
 
 
 def account(app="webhook", settings=None, credentials=None, label="x"):
@@ -68,6 +64,10 @@ BAD_WEBHOOK_PROPOSALS = [
     ({"action": ""}, "action"),
     ({"summary": ""}, "summary"),
     ({"summary": "s" * 2001}, "summary"),
+    ({"request_id": ""}, "request_id"),
+    ({"request_id": "r" * 129}, "request_id"),
+    ({"request_id": "r\n1"}, "request_id"),
+    ({"request_id": " r-1"}, "request_id"),
     ({"parameters": struct(HUGE)}, "parameters"),
     ({"parameters": struct({"n": float("nan")})}, "parameters.n"),
 ]
@@ -88,7 +88,12 @@ BAD_EMAILS = [
 async def test_bad_proposals_are_refused(approvals_stub, as_person, db, webhook_app, change, field):
     hook = await connect_webhook(approvals_stub, as_person, webhook_app.hook_url())
     request = pb.ProposeRequest(
-        task_id="t", account_id=hook.id, action="post", parameters=struct({"a": 1}), summary="s"
+        task_id="t",
+        account_id=hook.id,
+        action="post",
+        parameters=struct({"a": 1}),
+        summary="s",
+        request_id="r-1",
     )
     for name, value in change.items():
         if name == "parameters":

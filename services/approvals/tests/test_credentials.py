@@ -2,7 +2,8 @@
 database column outside their ciphertext (DESIGN.md section 4)."""
 
 from nod.approvals.v1 import approvals_pb2 as pb
-from nodtest.approvals import (
+
+from .support import (
     CANARY_SMTP_PASSWORD,
     CANARY_TOKEN,
     connect_smtp,

@@ -8,8 +8,9 @@ import grpc
 
 from nod.approvals.v1 import approvals_pb2 as pb
 from nodkit.client import NodRpcError
-from nodtest.approvals import connect_webhook, decide, get_approval, propose
 from nodtest.rpc import expect_error
+
+from .support import connect_webhook, decide, get_approval, propose
 
 APPROVALS = 100
 TABS = 32

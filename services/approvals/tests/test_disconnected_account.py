@@ -4,8 +4,9 @@ the task is told why."""
 import grpc
 
 from nod.approvals.v1 import approvals_pb2 as pb
-from nodtest.approvals import connect_webhook, decide, propose, wait_for_approval
 from nodtest.rpc import expect_error
+
+from .support import connect_webhook, decide, propose, wait_for_approval
 
 
 async def disconnect(stub, meta, account_id):
@@ -27,7 +28,9 @@ async def test_disconnected_between_proposal_and_yes(approvals_stub, as_person, 
     # And no new proposal can name it.
     await expect_error(
         approvals_stub.Propose(
-            pb.ProposeRequest(task_id="t", account_id=account.id, action="post", summary="post"),
+            pb.ProposeRequest(
+                task_id="t", account_id=account.id, action="post", summary="post", request_id="r-1"
+            ),
             metadata=as_person,
         ),
         grpc.StatusCode.FAILED_PRECONDITION,

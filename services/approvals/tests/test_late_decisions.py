@@ -4,8 +4,9 @@ and says why (G7, G11)."""
 import grpc
 
 from nod.approvals.v1 import approvals_pb2 as pb
-from nodtest.approvals import connect_webhook, decide, get_approval, propose, task
 from nodtest.rpc import expect_error
+
+from .support import connect_webhook, decide, get_approval, propose, task
 
 
 def yes(stub, meta, approval_id):

@@ -4,8 +4,9 @@ import grpc
 
 from nod.approvals.v1 import approvals_pb2 as pb
 from nodkit.client import call_metadata
-from nodtest.approvals import connect_webhook, get_approval, propose
 from nodtest.rpc import expect_error
+
+from .support import connect_webhook, get_approval, propose
 
 
 async def test_another_persons_approval_and_account_are_not_found(
@@ -33,7 +34,9 @@ async def test_another_persons_approval_and_account_are_not_found(
             pb.DisconnectAccountRequest(account_id=account.id), metadata=stranger
         ),
         approvals_stub.Propose(
-            pb.ProposeRequest(task_id="t", account_id=account.id, action="post", summary="s"),
+            pb.ProposeRequest(
+                task_id="t", account_id=account.id, action="post", summary="s", request_id="r-1"
+            ),
             metadata=stranger,
         ),
     ]

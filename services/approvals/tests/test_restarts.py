@@ -7,7 +7,10 @@ import signal
 import grpc
 
 from nod.approvals.v1 import approvals_pb2 as pb
-from nodtest.approvals import (
+from nodtest.processes import run_migrate
+from nodtest.rpc import expect_error
+
+from .support import (
     CANARY_TOKEN,
     connect_webhook,
     decide,
@@ -15,8 +18,6 @@ from nodtest.approvals import (
     poll_approval,
     propose,
 )
-from nodtest.processes import run_migrate
-from nodtest.rpc import expect_error
 
 RUNNING = pb.EXECUTION_STATE_RUNNING
 UNCERTAIN = pb.EXECUTION_STATE_UNCERTAIN

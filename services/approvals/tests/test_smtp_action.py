@@ -4,7 +4,8 @@ server; the server's answer decides the end."""
 import pytest
 
 from nod.approvals.v1 import approvals_pb2 as pb
-from nodtest.approvals import connect_smtp, decide, email_parameters, propose
+
+from .support import connect_smtp, decide, email_parameters, propose
 
 
 async def test_an_approved_email_is_delivered_once(approvals_stub, as_person, smtp_server):

@@ -4,7 +4,8 @@ state change is in the approval's history."""
 import asyncio
 
 from nod.approvals.v1 import approvals_pb2 as pb
-from nodtest.approvals import connect_webhook, decide, propose
+
+from .support import connect_webhook, decide, propose
 
 
 async def test_a_watcher_sees_pending_running_and_done_then_the_stream_ends(

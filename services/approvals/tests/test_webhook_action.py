@@ -4,7 +4,8 @@ import hashlib
 import json
 
 from nod.approvals.v1 import approvals_pb2 as pb
-from nodtest.approvals import connect_webhook, decide, get_approval, propose
+
+from .support import connect_webhook, decide, get_approval, propose
 
 
 async def test_a_yes_posts_exactly_the_saved_body_once(approvals_stub, as_person, webhook_app):

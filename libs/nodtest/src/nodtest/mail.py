@@ -1,19 +1,15 @@
 """A local SMTP server standing in for a mail provider (aiosmtpd), counting
-every message it receives, with a throwaway CA for the STARTTLS variant."""
+every message it receives, with a throwaway CA (trustme) for the STARTTLS
+variant."""
 
-import datetime
 import email
-import ipaddress
 import logging
 import pathlib
 import ssl
 from dataclasses import dataclass, field
 
 import pytest
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+import trustme
 
 from nodtest.processes import free_port
 
@@ -35,13 +31,15 @@ class SmtpStandIn:
 
     async def handle_DATA(self, server, session, envelope):
         parsed = email.message_from_bytes(envelope.original_content or envelope.content)
+        body = parsed.get_payload(decode=True)  # a single-part message: its bytes
+        assert isinstance(body, bytes)
         self.messages.append(
             {
                 "from": envelope.mail_from,
                 "to": list(envelope.rcpt_tos),
                 "subject": parsed["Subject"],
                 "message_id": parsed["Message-ID"],
-                "body": parsed.get_payload(decode=True).decode(),
+                "body": body.decode(),
                 "tls": session.ssl is not None,
             }
         )
@@ -70,7 +68,8 @@ class SmtpServer:
     handler: SmtpStandIn
 
 
-def _smtp_controller(handler: SmtpStandIn, **options):
+def smtp_controller(handler: SmtpStandIn, **options):
+    """A started aiosmtpd controller on 127.0.0.1 and a free port; stop() it."""
     from aiosmtpd.controller import Controller
 
     controller = Controller(handler, hostname="127.0.0.1", port=free_port(), **options)
@@ -82,83 +81,31 @@ def _smtp_controller(handler: SmtpStandIn, **options):
 def smtp_server():
     """A plain local SMTP server (no STARTTLS, no AUTH)."""
     handler = SmtpStandIn()
-    controller = _smtp_controller(handler)
+    controller = smtp_controller(handler)
     yield SmtpServer(controller.port, handler)
     controller.stop()
 
 
 @dataclass(frozen=True)
 class TlsMaterial:
+    """A throwaway CA: clients trust the file `ca`; servers get certificates from it."""
+
+    authority: trustme.CA
     ca: pathlib.Path
-    cert: pathlib.Path
-    key: pathlib.Path
 
-    def server_context(self) -> ssl.SSLContext:
+    def server_context(self, *names: str) -> ssl.SSLContext:
+        """A server's context with a certificate for `names` (default: 127.0.0.1)."""
         context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-        context.load_cert_chain(self.cert, self.key)
+        self.authority.issue_cert(*(names or ("127.0.0.1",))).configure_cert(context)
         return context
-
-
-def _certificate(subject, issuer, public_key, signing_key, extensions):
-    now = datetime.datetime.now(datetime.UTC)
-    builder = (
-        x509.CertificateBuilder()
-        .subject_name(subject)
-        .issuer_name(issuer)
-        .public_key(public_key)
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(hours=1))
-        .not_valid_after(now + datetime.timedelta(days=2))
-    )
-    for extension, critical in extensions:
-        builder = builder.add_extension(extension, critical=critical)
-    return builder.sign(signing_key, hashes.SHA256())
-
-
-def make_tls_material(directory: pathlib.Path, host: str) -> TlsMaterial:
-    """A throwaway CA and a server certificate for `host` (an IP address)."""
-    ca_key, key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
-    ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "nod test CA")])
-    ca_usage = x509.KeyUsage(False, False, False, False, False, True, True, False, False)
-    ca = _certificate(
-        ca_name,
-        ca_name,
-        ca_key.public_key(),
-        ca_key,
-        [
-            (x509.BasicConstraints(ca=True, path_length=0), True),
-            (ca_usage, True),
-            (x509.SubjectKeyIdentifier.from_public_key(ca_key.public_key()), False),
-        ],
-    )
-    cert = _certificate(
-        x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, host)]),
-        ca_name,
-        key.public_key(),
-        ca_key,
-        [
-            (x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address(host))]), False),
-            (x509.BasicConstraints(ca=False, path_length=None), True),
-            (x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), False),
-            (x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), False),
-        ],
-    )
-    material = TlsMaterial(directory / "ca.pem", directory / "cert.pem", directory / "key.pem")
-    material.ca.write_bytes(ca.public_bytes(serialization.Encoding.PEM))
-    material.cert.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    material.key.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
-    return material
 
 
 @pytest.fixture(scope="session")
 def smtp_tls_material(tmp_path_factory) -> TlsMaterial:
-    return make_tls_material(tmp_path_factory.mktemp("smtp-tls"), "127.0.0.1")
+    authority = trustme.CA()
+    ca = tmp_path_factory.mktemp("smtp-tls") / "ca.pem"
+    authority.cert_pem.write_to_path(str(ca))
+    return TlsMaterial(authority, ca)
 
 
 @pytest.fixture
@@ -166,7 +113,7 @@ def smtp_tls_server(smtp_tls_material):
     """A local SMTP server that offers STARTTLS (a test CA's certificate the
     session's approvals server trusts) and AUTH only over TLS."""
     handler = SmtpStandIn()
-    controller = _smtp_controller(
+    controller = smtp_controller(
         handler,
         tls_context=smtp_tls_material.server_context(),
         require_starttls=True,

@@ -3,17 +3,18 @@
 An execution belongs to the instance running it. On boot an instance was cut
 off from whatever it was sending, so all its RUNNING executions end
 UNCERTAIN; nothing is sent again. The sweeper ends RUNNING executions of
-instances whose lease expired (never a live one's), this instance's own
+instances whose lease lapsed (never a live one's), this instance's own
 executions whose outcome could not be recorded, and pending approvals that
 ran out of time.
 """
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from nod_approvals import endings
-from nod_approvals.changes import ChangeFeed
-from nod_approvals.connectors.base import uncertain
-from nod_approvals.execution import Executor
+from nod_approvals.app.changes import ChangeFeed
+from nod_approvals.app.executor import Executor
+from nod_approvals.domain.approvals import uncertain
+from nod_approvals.store import approvals as approvals_repo
+from nod_approvals.store import executions as executions_repo
 from nodkit.logging import get_logger
 
 log = get_logger("nod_approvals.recovery")
@@ -28,7 +29,7 @@ ORPHAN_MIN_AGE_S = 60.0
 
 async def reconcile_own(engine: AsyncEngine, instance_id: str) -> list[str]:
     async with engine.begin() as conn:
-        ended = await endings.end_own_running(
+        ended = await executions_repo.end_own_running(
             conn, instance_id, keep=[], min_age_s=0, actor=f"boot:{instance_id}", reason=RESTARTED
         )
     if ended:
@@ -39,8 +40,10 @@ async def reconcile_own(engine: AsyncEngine, instance_id: str) -> list[str]:
 async def sweep_once(engine: AsyncEngine, executor: Executor, feed: ChangeFeed) -> list[str]:
     actor = f"sweeper:{executor.instance_id}"
     async with engine.begin() as conn:
-        dead = await endings.end_running_of_dead_instances(conn, actor=actor, reason=OWNER_GONE)
-        orphans = await endings.end_own_running(
+        dead = await executions_repo.end_running_of_lapsed_instances(
+            conn, actor=actor, reason=OWNER_GONE
+        )
+        orphans = await executions_repo.end_own_running(
             conn,
             executor.instance_id,
             keep=executor.in_flight,
@@ -48,7 +51,7 @@ async def sweep_once(engine: AsyncEngine, executor: Executor, feed: ChangeFeed) 
             actor=actor,
             reason=NOT_RECORDED,
         )
-        expired = await endings.expire_all_due(conn, actor=actor)
+        expired = await approvals_repo.expire_all_due(conn, actor=actor)
     changed = [*dead, *orphans, *expired]
     feed.notify(*changed)
     if dead or orphans:

@@ -1,6 +1,9 @@
-from pydantic import Field, SecretStr
-from pydantic_settings import SettingsConfigDict
+from typing import Annotated
 
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import NoDecode, SettingsConfigDict
+
+from nod_approvals.domain.network import Network, parse_networks
 from nodkit.settings import ServiceSettings, shared
 
 
@@ -20,6 +23,14 @@ class ApprovalsSettings(ServiceSettings):
     smtp_timeout_s: float = Field(20.0, gt=0)
     # Extra CA certificates (PEM) trusted for SMTP STARTTLS, e.g. a local relay's.
     smtp_ca_file: str | None = None
+    # Apps are reached on public addresses only; these networks (comma-separated
+    # CIDRs, e.g. 127.0.0.0/8 for local stand-ins) are allowed besides.
+    allowed_networks: Annotated[tuple[Network, ...], NoDecode] = ()
     # How often a watch re-reads the database for changes made elsewhere
     # (another instance, the sweeper); changes made here wake it at once.
     watch_poll_s: float = Field(1.0, gt=0)
+
+    @field_validator("allowed_networks", mode="before")
+    @classmethod
+    def _networks(cls, value):
+        return parse_networks(value) if isinstance(value, str) else value

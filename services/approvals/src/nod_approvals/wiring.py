@@ -4,17 +4,20 @@ boot reconcile and the sweeper. Nothing else constructs them."""
 
 from nod.approvals.v1 import approvals_pb2, approvals_pb2_grpc
 from nod_approvals import MIGRATIONS, SCHEMA
-from nod_approvals.accounts_app import Accounts
-from nod_approvals.approvals_app import Approvals
-from nod_approvals.changes import ChangeFeed
-from nod_approvals.connectors import build_connectors
-from nod_approvals.decisions_app import Decisions
-from nod_approvals.execution import BeforeSend, Executor
-from nod_approvals.models import INSTANCE_LEASES
-from nod_approvals.proposals_app import Proposals
+from nod_approvals.adapters.connectors import Connectors
+from nod_approvals.adapters.connectors.addresses import AddressGuard
+from nod_approvals.adapters.connectors.smtp import SmtpConnector
+from nod_approvals.adapters.connectors.webhook import WebhookConnector
+from nod_approvals.api.approvals import ApprovalsServicer
+from nod_approvals.app.accounts import Accounts
+from nod_approvals.app.approvals import Approvals
+from nod_approvals.app.changes import ChangeFeed
+from nod_approvals.app.decisions import Decisions
+from nod_approvals.app.executor import BeforeSend, Executor
+from nod_approvals.app.proposals import Proposals
 from nod_approvals.recovery import reconcile_own, sweep_once
-from nod_approvals.servicer import ApprovalsServicer
 from nod_approvals.settings import ApprovalsSettings
+from nod_approvals.store.models import INSTANCE_LEASES
 from nodkit.background import every
 from nodkit.crypto import Sealer
 from nodkit.db import answers, create_engine
@@ -27,7 +30,15 @@ SERVICES = approvals_pb2.DESCRIPTOR.services_by_name
 async def build(settings: ApprovalsSettings, *, before_send: BeforeSend | None = None) -> Service:
     """`before_send` lets a test act between "yes" and "send"; production passes None."""
     engine = create_engine(settings, SCHEMA)
-    connectors = build_connectors(settings)
+    guard = AddressGuard(settings.allowed_networks)
+    connectors = Connectors(
+        [
+            WebhookConnector(timeout_s=settings.webhook_timeout_s, guard=guard),
+            SmtpConnector(
+                timeout_s=settings.smtp_timeout_s, guard=guard, ca_file=settings.smtp_ca_file
+            ),
+        ]
+    )
     feed = ChangeFeed()
     accounts = Accounts(engine, Sealer(settings.vault_key.get_secret_value()), connectors)
     executor = Executor(

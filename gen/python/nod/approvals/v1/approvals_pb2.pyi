@@ -217,6 +217,9 @@ class Approval(_message.Message):
     DECIDED_AT_FIELD_NUMBER: _builtins.int
     FINISHED_AT_FIELD_NUMBER: _builtins.int
     UPDATED_AT_FIELD_NUMBER: _builtins.int
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
+    POSSIBLE_DUPLICATE_OF_FIELD_NUMBER: _builtins.int
+    EARLIER_FIELD_NUMBER: _builtins.int
     id: _builtins.str
     task_id: _builtins.str
     account_id: _builtins.str
@@ -240,6 +243,14 @@ class Approval(_message.Message):
     """Why it was cancelled, or why the execution ended NOT_RUN, FAILED or
     UNCERTAIN (never a credential).
     """
+    request_id: _builtins.str
+    """The ProposeRequest.request_id it was proposed with."""
+    possible_duplicate_of: _builtins.str
+    """Set when this proposal repeats the action and parameters (once
+    normalised, on the same account) of an earlier approval of the same task:
+    the id of the first such approval. Its yes then needs
+    DecideRequest.confirm_duplicate.
+    """
     @_builtins.property
     def parameters(self) -> _struct_pb2.Struct: ...
     @_builtins.property
@@ -252,6 +263,10 @@ class Approval(_message.Message):
     def finished_at(self) -> _timestamp_pb2.Timestamp: ...
     @_builtins.property
     def updated_at(self) -> _timestamp_pb2.Timestamp: ...
+    @_builtins.property
+    def earlier(self) -> Global___EarlierApproval:
+        """That earlier approval as it is now, to show beside this one."""
+
     def __init__(
         self,
         *,
@@ -274,14 +289,64 @@ class Approval(_message.Message):
         decided_at: _timestamp_pb2.Timestamp | None = ...,
         finished_at: _timestamp_pb2.Timestamp | None = ...,
         updated_at: _timestamp_pb2.Timestamp | None = ...,
+        request_id: _builtins.str = ...,
+        possible_duplicate_of: _builtins.str = ...,
+        earlier: Global___EarlierApproval | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "decided_at", b"decided_at", "expires_at", b"expires_at", "finished_at", b"finished_at", "parameters", b"parameters", "updated_at", b"updated_at"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "decided_at", b"decided_at", "earlier", b"earlier", "expires_at", b"expires_at", "finished_at", b"finished_at", "parameters", b"parameters", "updated_at", b"updated_at"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["account_id", b"account_id", "action", b"action", "app", b"app", "created_at", b"created_at", "decided_at", b"decided_at", "digest", b"digest", "execution_id", b"execution_id", "execution_state", b"execution_state", "expires_at", b"expires_at", "finished_at", b"finished_at", "id", b"id", "parameters", b"parameters", "reason", b"reason", "result", b"result", "saved_action", b"saved_action", "state", b"state", "summary", b"summary", "task_id", b"task_id", "updated_at", b"updated_at"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account_id", b"account_id", "action", b"action", "app", b"app", "created_at", b"created_at", "decided_at", b"decided_at", "digest", b"digest", "earlier", b"earlier", "execution_id", b"execution_id", "execution_state", b"execution_state", "expires_at", b"expires_at", "finished_at", b"finished_at", "id", b"id", "parameters", b"parameters", "possible_duplicate_of", b"possible_duplicate_of", "reason", b"reason", "request_id", b"request_id", "result", b"result", "saved_action", b"saved_action", "state", b"state", "summary", b"summary", "task_id", b"task_id", "updated_at", b"updated_at"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___Approval: _TypeAlias = Approval  # noqa: Y015
+
+@_typing.final
+class EarlierApproval(_message.Message):
+    """The state and outcome of the approval named by possible_duplicate_of, as
+    GetApproval shows them.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STATE_FIELD_NUMBER: _builtins.int
+    EXECUTION_ID_FIELD_NUMBER: _builtins.int
+    EXECUTION_STATE_FIELD_NUMBER: _builtins.int
+    RESULT_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    CREATED_AT_FIELD_NUMBER: _builtins.int
+    DECIDED_AT_FIELD_NUMBER: _builtins.int
+    FINISHED_AT_FIELD_NUMBER: _builtins.int
+    state: Global___ApprovalState.ValueType
+    execution_id: _builtins.str
+    execution_state: Global___ExecutionState.ValueType
+    result: _builtins.str
+    reason: _builtins.str
+    @_builtins.property
+    def created_at(self) -> _timestamp_pb2.Timestamp: ...
+    @_builtins.property
+    def decided_at(self) -> _timestamp_pb2.Timestamp: ...
+    @_builtins.property
+    def finished_at(self) -> _timestamp_pb2.Timestamp: ...
+    def __init__(
+        self,
+        *,
+        state: Global___ApprovalState.ValueType = ...,
+        execution_id: _builtins.str = ...,
+        execution_state: Global___ExecutionState.ValueType = ...,
+        result: _builtins.str = ...,
+        reason: _builtins.str = ...,
+        created_at: _timestamp_pb2.Timestamp | None = ...,
+        decided_at: _timestamp_pb2.Timestamp | None = ...,
+        finished_at: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "decided_at", b"decided_at", "finished_at", b"finished_at"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "decided_at", b"decided_at", "execution_id", b"execution_id", "execution_state", b"execution_state", "finished_at", b"finished_at", "reason", b"reason", "result", b"result", "state", b"state"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___EarlierApproval: _TypeAlias = EarlierApproval  # noqa: Y015
 
 @_typing.final
 class ConnectAccountRequest(_message.Message):
@@ -408,10 +473,19 @@ class ProposeRequest(_message.Message):
     ACTION_FIELD_NUMBER: _builtins.int
     PARAMETERS_FIELD_NUMBER: _builtins.int
     SUMMARY_FIELD_NUMBER: _builtins.int
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
     task_id: _builtins.str
     account_id: _builtins.str
     action: _builtins.str
     summary: _builtins.str
+    request_id: _builtins.str
+    """Required, 1-128 printable characters, chosen by the caller once per
+    proposal (the tasks service derives it from the task and its step). A
+    resend with the same request_id and the same content (task_id,
+    account_id, action, parameters once normalised, summary) answers the
+    approval it made; with other content it is refused ALREADY_EXISTS,
+    reason REQUEST_ID_REUSED. Each person's request ids are their own.
+    """
     @_builtins.property
     def parameters(self) -> _struct_pb2.Struct:
         """webhook post: the JSON object to POST. smtp send_email: to (list of
@@ -426,10 +500,11 @@ class ProposeRequest(_message.Message):
         action: _builtins.str = ...,
         parameters: _struct_pb2.Struct | None = ...,
         summary: _builtins.str = ...,
+        request_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["parameters", b"parameters"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["account_id", b"account_id", "action", b"action", "parameters", b"parameters", "summary", b"summary", "task_id", b"task_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account_id", b"account_id", "action", b"action", "parameters", b"parameters", "request_id", b"request_id", "summary", b"summary", "task_id", b"task_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -461,17 +536,25 @@ class DecideRequest(_message.Message):
 
     APPROVAL_ID_FIELD_NUMBER: _builtins.int
     DECISION_FIELD_NUMBER: _builtins.int
+    CONFIRM_DUPLICATE_FIELD_NUMBER: _builtins.int
     approval_id: _builtins.str
     decision: Global___Decision.ValueType
+    confirm_duplicate: _builtins.bool
+    """The person's second confirmation, required for a yes to a possible
+    duplicate (Approval.possible_duplicate_of set): without it that yes is
+    refused FAILED_PRECONDITION, reason DUPLICATE_NEEDS_CONFIRMATION, and
+    nothing is recorded.
+    """
     def __init__(
         self,
         *,
         approval_id: _builtins.str = ...,
         decision: Global___Decision.ValueType = ...,
+        confirm_duplicate: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["approval_id", b"approval_id", "decision", b"decision"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["approval_id", b"approval_id", "confirm_duplicate", b"confirm_duplicate", "decision", b"decision"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

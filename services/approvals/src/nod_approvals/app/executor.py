@@ -13,13 +13,12 @@ from collections.abc import Awaitable, Callable, Iterator
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from nod_approvals import executions_repository as repo
-from nod_approvals.accounts_app import Accounts
-from nod_approvals.changes import ChangeFeed
-from nod_approvals.connectors import Connectors, Outcome
-from nod_approvals.connectors.base import uncertain
-from nod_approvals.domain import ExecutionState
-from nod_approvals.sending import Execution, Progress, send_once
+from nod_approvals.adapters.connectors import Connectors
+from nod_approvals.app.accounts import Accounts
+from nod_approvals.app.changes import ChangeFeed
+from nod_approvals.app.sending import Execution, Progress, send_once
+from nod_approvals.domain.approvals import Outcome, instance, not_run, uncertain
+from nod_approvals.store import executions as repo
 from nodkit.logging import get_logger
 
 log = get_logger("nod_approvals.execution")
@@ -111,6 +110,7 @@ class Executor:
                     outcome.state,
                     result=outcome.result,
                     reason=outcome.reason,
+                    actor=instance(self.instance_id),
                 )
         except Exception:
             # Still RUNNING in the database: the sweeper ends it UNCERTAIN.
@@ -129,4 +129,4 @@ class Executor:
 def _cut_off(progress: Progress, why: str) -> Outcome:
     if progress.sending:
         return uncertain(f"{why} while sending")
-    return Outcome(ExecutionState.NOT_RUN, reason=f"{why} before sending; nothing was sent")
+    return not_run(f"{why} before sending")

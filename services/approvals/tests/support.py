@@ -1,6 +1,5 @@
-"""Fixtures and builders for the approvals service: a migrated schema,
-in-process servers (with a hook between "yes" and "send"), the demo webhook
-app standing in for an app, and builders. The SMTP stand-in is nodtest.mail."""
+"""Builders for the approvals tests: settings, in-process servers and
+service processes, stand-in apps, and the calls every suite makes."""
 
 import asyncio
 import signal
@@ -8,37 +7,36 @@ import uuid
 from dataclasses import dataclass
 
 import grpc
-import pytest
+from aiohttp import web
 from google.protobuf import struct_pb2
 
 from nod.approvals.v1 import approvals_pb2 as pb
 from nod.approvals.v1 import approvals_pb2_grpc
+from nod_approvals.app.sending import Execution
+from nod_approvals.settings import ApprovalsSettings
+from nod_approvals.wiring import build
+from nod_demo.webhook_app import WebhookState
 from nodkit import service
 from nodkit.client import open_channel
 from nodtest.mail import CANARY_SMTP_PASSWORD, SMTP_USERNAME
 from nodtest.processes import ServiceProcess, free_port, wait_until_serving
 
+__all__ = ["CANARY_SMTP_PASSWORD", "CANARY_TOKEN"]
+
 CANARY_TOKEN = "canary-hook-token-R7q2Zp"
 SESSION_INSTANCE = "approvals-test"
+# The stand-in apps listen on loopback, which no real deployment lets nod reach.
+LOCAL_STAND_INS = "127.0.0.0/8"
 
 
-@pytest.fixture(scope="session")
-def approvals_migrated(database_url) -> str:
-    from nod_approvals import MIGRATIONS
-
-    MIGRATIONS.upgrade(database_url)
-    return database_url
-
-
-def approvals_settings(database_url, service_token, vault_key, **overrides):
-    from nod_approvals.settings import ApprovalsSettings
-
+def approvals_settings(database_url, service_token, vault_key, **overrides) -> ApprovalsSettings:
     values = {
         "instance_id": SESSION_INSTANCE,
         "sweep_interval_s": 0.5,
         "webhook_timeout_s": 3.0,
         "smtp_timeout_s": 6.0,
         "watch_poll_s": 0.2,
+        "allowed_networks": LOCAL_STAND_INS,
         **overrides,
     }
     return ApprovalsSettings(
@@ -51,26 +49,21 @@ class BeforeSendHooks:
     coroutine for one approval; every other execution passes straight on."""
 
     def __init__(self) -> None:
-        self._hooks = {}
+        self._hooks: dict[str, object] = {}
 
     def set(self, approval_id: str, hook) -> None:
         self._hooks[approval_id] = hook
 
-    async def __call__(self, execution) -> None:
+    async def __call__(self, execution: Execution) -> None:
         hook = self._hooks.pop(execution.approval.id, None)
         if hook is not None:
             await hook(execution)
 
 
-@pytest.fixture(scope="session")
-def approvals_hooks() -> BeforeSendHooks:
-    return BeforeSendHooks()
-
-
 @dataclass
 class InProcessApprovals:
     running: service.RunningService
-    channel: object
+    channel: grpc.aio.Channel
     stub: approvals_pb2_grpc.ApprovalsServiceStub
 
     @property
@@ -82,51 +75,12 @@ class InProcessApprovals:
         await self.channel.close()
 
 
-async def start_approvals(settings, hooks=None) -> InProcessApprovals:
-    from nod_approvals.wiring import build
-
+async def start_approvals(settings: ApprovalsSettings, hooks=None) -> InProcessApprovals:
+    """Built by wiring.build and started the way `serve` starts it."""
     built = await build(settings, before_send=hooks)
     running = await service.start(built, settings, listen="127.0.0.1:0")
     channel = open_channel(running.address)
-    stub = approvals_pb2_grpc.ApprovalsServiceStub(channel)
-    return InProcessApprovals(running, channel, stub)
-
-
-@pytest.fixture(scope="session")
-async def approvals_server(
-    approvals_migrated, service_token, vault_key, log_tee, approvals_hooks, smtp_tls_material
-):
-    """An approvals server for the whole session, SERVING."""
-    settings = approvals_settings(
-        approvals_migrated, service_token, vault_key, smtp_ca_file=str(smtp_tls_material.ca)
-    )
-    server = await start_approvals(settings, approvals_hooks)
-    yield server
-    await server.stop()
-
-
-@pytest.fixture(scope="session")
-def approvals_stub(approvals_server) -> approvals_pb2_grpc.ApprovalsServiceStub:
-    return approvals_server.stub
-
-
-@pytest.fixture
-async def approvals_factory(approvals_migrated, service_token, vault_key, log_tee, approvals_hooks):
-    """Starts extra in-process servers (own instance ids, own settings);
-    each is stopped at the end of the test unless the test stopped it."""
-    started: list[InProcessApprovals] = []
-
-    async def start_one(instance_id: str, **overrides) -> InProcessApprovals:
-        settings = approvals_settings(
-            approvals_migrated, service_token, vault_key, instance_id=instance_id, **overrides
-        )
-        server = await start_approvals(settings, approvals_hooks)
-        started.append(server)
-        return server
-
-    yield start_one
-    for server in started:
-        await server.stop()
+    return InProcessApprovals(running, channel, approvals_pb2_grpc.ApprovalsServiceStub(channel))
 
 
 def approvals_process_env(service_env: dict, *, instance_id: str, **settings) -> dict[str, str]:
@@ -136,6 +90,7 @@ def approvals_process_env(service_env: dict, *, instance_id: str, **settings) ->
         "NOD_INSTANCE_ID": instance_id,
         "NOD_APPROVALS_LISTEN": f"127.0.0.1:{free_port()}",
         "NOD_MIGRATION_POLL_S": "0.2",
+        "NOD_APPROVALS_ALLOWED_NETWORKS": LOCAL_STAND_INS,
     }
     env.update({f"NOD_APPROVALS_{name.upper()}": str(value) for name, value in settings.items()})
     return env
@@ -145,7 +100,7 @@ def approvals_process_env(service_env: dict, *, instance_id: str, **settings) ->
 class ApprovalsProcess:
     process: ServiceProcess
     address: str
-    channel: object
+    channel: grpc.aio.Channel
     stub: approvals_pb2_grpc.ApprovalsServiceStub
 
     async def start(self) -> None:
@@ -156,52 +111,63 @@ class ApprovalsProcess:
         self.process.kill(signal.SIGKILL)
 
 
-@pytest.fixture
-async def approvals_processes(approvals_migrated, service_env, tmp_path):
-    """Makes `python -m nod_approvals serve` processes (started by the test);
-    every one still running is killed at the end of the test."""
-    made: list[ApprovalsProcess] = []
-
-    def make(instance_id: str, **settings) -> ApprovalsProcess:
-        env = approvals_process_env(service_env, instance_id=instance_id, **settings)
-        log_path = tmp_path / f"{instance_id}.log"
-        address = env["NOD_APPROVALS_LISTEN"]
-        channel = open_channel(address)
-        stub = approvals_pb2_grpc.ApprovalsServiceStub(channel)
-        made.append(
-            ApprovalsProcess(ServiceProcess("nod_approvals", env, log_path), address, channel, stub)
-        )
-        return made[-1]
-
-    yield make
-    for server in made:
-        server.process.stop()
-        await server.channel.close()
-
-
-# Stand-ins for the apps
-
-
 @dataclass
 class WebhookApp:
+    """The demo webhook app, standing in for an app."""
+
     url: str
-    state: object  # nod_demo.webhook_app.WebhookState
+    state: WebhookState
 
     def hook_url(self, name: str = "orders") -> str:
         return f"{self.url}/hooks/{name}"
 
 
-@pytest.fixture
-async def webhook_app():
-    """The demo webhook app on a free port, fresh for each test."""
-    from nod_demo.webhook_app import start_webhook_app
+class RecordingApp:
+    """A stand-in app that records who it was asked for (the Host header) and
+    answers 200, or a redirect to `redirect_to` when that is set."""
 
-    runner, url, state = await start_webhook_app()
-    yield WebhookApp(url, state)
-    await runner.cleanup()
+    def __init__(self) -> None:
+        self.received: list[dict] = []
+        self.redirect_to: str | None = None
+        self.url = ""
+        self._runner: web.AppRunner | None = None
+
+    async def _receive(self, request: web.Request) -> web.Response:
+        self.received.append({"path": request.path, "host": request.headers.get("Host")})
+        if self.redirect_to:
+            raise web.HTTPTemporaryRedirect(self.redirect_to)
+        return web.json_response({"ok": True})
+
+    async def start(self) -> "RecordingApp":
+        app = web.Application()
+        app.router.add_post("/{tail:.*}", self._receive)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        self.url = f"http://127.0.0.1:{self._runner.addresses[0][1]}"
+        return self
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
 
 
-# Builders
+TABLES = ("accounts", "approvals", "executions", "approval_events")
+
+
+async def snapshot(db) -> dict:
+    """Every row of the approvals schema, to show that a refusal changed nothing."""
+    rows = {}
+    for table in TABLES:
+        cursor = await db.execute(
+            f"SELECT row_to_json(t)::text FROM approvals.{table} t ORDER BY 1"
+        )
+        rows[table] = await cursor.fetchall()
+    return rows
+
+
+# The calls
 
 
 def task() -> str:
@@ -222,11 +188,13 @@ async def connect_webhook(stub, meta, url: str, *, token: str | None = CANARY_TO
     return reply.account
 
 
-async def connect_smtp(stub, meta, port: int, *, login: bool = False) -> pb.Account:
+async def connect_smtp(
+    stub, meta, port: int, *, login: bool = False, host: str = "127.0.0.1"
+) -> pb.Account:
     account = pb.Account(
         app="smtp",
         label="work mail",
-        settings={"host": "127.0.0.1", "port": str(port), "from": "ada@work.example"},
+        settings={"host": host, "port": str(port), "from": "ada@work.example"},
     )
     if login:
         account.credentials.update({"username": SMTP_USERNAME, "password": CANARY_SMTP_PASSWORD})
@@ -234,15 +202,27 @@ async def connect_smtp(stub, meta, port: int, *, login: bool = False) -> pb.Acco
     return reply.account
 
 
-async def propose(stub, meta, account, parameters: dict, *, task_id=None, action=None):
-    action = action or {"webhook": "post", "smtp": "send_email"}[account.app]
-    request = pb.ProposeRequest(
-        task_id=task_id or task(),
-        account_id=account.id,
-        action=action,
-        parameters=struct(parameters),
-        summary=f"{action} with {account.label}",
-    )
+def request_id() -> str:
+    return f"request-{uuid.uuid4().hex[:12]}"
+
+
+def proposal(account, parameters: dict, **fields) -> pb.ProposeRequest:
+    """A ProposeRequest of its own (a fresh task and request id), unless `fields` say otherwise."""
+    action = fields.get("action") or {"webhook": "post", "smtp": "send_email"}[account.app]
+    values = {
+        "task_id": task(),
+        "account_id": account.id,
+        "action": action,
+        "parameters": struct(parameters),
+        "summary": f"{action} with {account.label}",
+        "request_id": request_id(),
+    }
+    values.update({name: value for name, value in fields.items() if value is not None})
+    return pb.ProposeRequest(**values)
+
+
+async def propose(stub, meta, account, parameters: dict, **fields) -> pb.Approval:
+    request = proposal(account, parameters, **fields)
     return (await stub.Propose(request, metadata=meta)).approval
 
 

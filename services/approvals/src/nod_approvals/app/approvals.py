@@ -5,13 +5,18 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 
+import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from nod_approvals import endings, repository
-from nod_approvals.changes import ChangeFeed
-from nod_approvals.domain import ApprovalRecord, person
-from nodkit import validation
-from nodkit.errors import NotFound
+from nod_approvals.app.changes import ChangeFeed
+from nod_approvals.domain.approvals import (
+    DEFAULT_CANCEL_REASON,
+    ApprovalRecord,
+    ApprovalState,
+    person,
+)
+from nod_approvals.store import approvals as repo
+from nodkit import listing, validation
 from nodkit.logging import get_logger
 
 log = get_logger("nod_approvals.approvals")
@@ -28,33 +33,36 @@ class Approvals:
     async def get(self, owner: str, approval_id: str) -> ApprovalRecord:
         approval_id = validation.uuid_id("approval_id", approval_id)
         async with self._engine.connect() as conn:
-            record = await repository.get_approval(conn, owner, approval_id)
-        if record is None:
-            raise NotFound("no such approval", reason="APPROVAL_NOT_FOUND")
-        return record
+            return await repo.get_approval(conn, owner, approval_id)
 
-    async def list_approvals(self, owner, *, task_id, state, after, limit) -> list[ApprovalRecord]:
+    async def list_approvals(
+        self,
+        owner: str,
+        *,
+        task_id: str,
+        state: ApprovalState | None,
+        page: listing.PageRequest,
+    ) -> listing.Page[ApprovalRecord]:
+        """`task_id` empty: every task's."""
+        task = validation.printable_id("task_id", task_id) if task_id else None
         async with self._engine.connect() as conn:
-            return await repository.list_approvals(
-                conn, owner, task_id=task_id, state=state, after=after, limit=limit
-            )
+            return await repo.list_approvals(conn, owner, task_id=task, state=state, page=page)
 
-    async def events(self, owner: str, approval_id: str):
+    async def events(self, owner: str, approval_id: str) -> list[sa.Row]:
         record = await self.get(owner, approval_id)
         async with self._engine.connect() as conn:
-            return await repository.list_events(conn, record.id)
+            return await repo.list_events(conn, record.id)
 
     async def cancel_for_task(self, owner: str, task_id: str, reason: str) -> list[ApprovalRecord]:
         """Stop (G11): pending approvals of the task can no longer run. One
         already approved keeps its execution: that can't be undone."""
         task_id = validation.printable_id("task_id", task_id)
-        reason = validation.text("reason", reason, max_length=MAX_REASON) or "the task was stopped"
+        reason = validation.text("reason", reason, max_length=MAX_REASON) or DEFAULT_CANCEL_REASON
         async with self._engine.begin() as conn:
-            ids = await endings.cancel_for_task(
+            ids = await repo.cancel_for_task(
                 conn, owner, task_id, actor=person(owner), reason=reason
             )
-            records = [await repository.get_approval(conn, owner, i) for i in ids]
-        records.sort(key=lambda record: (record.created_at, record.id))
+            records = await repo.get_approvals(conn, owner, ids)
         self._feed.notify(*ids)
         log.info("approvals.cancelled_for_task", task_id=task_id, approval_ids=ids)
         return records

@@ -1,12 +1,8 @@
-"""gRPC <-> domain translation only: each method checks the person, makes one
-use-case call and builds the reply."""
+"""ApprovalsService: proto <-> the approvals use cases."""
 
 from nod.approvals.v1 import approvals_pb2 as pb
 from nod.approvals.v1 import approvals_pb2_grpc
-from nod_approvals.accounts import AccountInput
-from nod_approvals.accounts_app import Accounts
-from nod_approvals.approvals_app import Approvals
-from nod_approvals.convert import (
+from nod_approvals.api.convert import (
     APPROVAL_STATES,
     DECISIONS,
     account_to_pb,
@@ -14,9 +10,12 @@ from nod_approvals.convert import (
     event_to_pb,
     struct_to_dict,
 )
-from nod_approvals.decisions_app import Decisions
-from nod_approvals.proposals_app import Proposal, Proposals
-from nodkit import pagination, validation
+from nod_approvals.app.accounts import Accounts
+from nod_approvals.app.approvals import Approvals
+from nod_approvals.app.decisions import Decisions
+from nod_approvals.app.proposals import Proposal, Proposals
+from nod_approvals.domain.accounts import AccountInput
+from nodkit import listing
 from nodkit.identity import current_user
 
 
@@ -30,10 +29,9 @@ class ApprovalsServicer(approvals_pb2_grpc.ApprovalsServiceServicer):
         self._approvals = approvals
 
     async def ConnectAccount(self, request, context) -> pb.ConnectAccountResponse:
-        owner = current_user()
         account = request.account
         record = await self._accounts.connect(
-            owner,
+            current_user(),
             AccountInput(
                 app=account.app,
                 label=account.label,
@@ -52,23 +50,27 @@ class ApprovalsServicer(approvals_pb2_grpc.ApprovalsServiceServicer):
         return pb.ListAccountsResponse(accounts=[account_to_pb(r) for r in records])
 
     async def Propose(self, request, context) -> pb.ProposeResponse:
-        owner = current_user()
         record = await self._proposals.propose(
-            owner,
+            current_user(),
             Proposal(
                 task_id=request.task_id,
                 account_id=request.account_id,
                 action=request.action,
                 parameters=struct_to_dict(request.parameters),
                 summary=request.summary,
+                request_id=request.request_id,
             ),
         )
         return pb.ProposeResponse(approval=approval_to_pb(record))
 
     async def Decide(self, request, context) -> pb.DecideResponse:
-        owner = current_user()
-        decision = validation.enum_member("decision", request.decision, DECISIONS)
-        record = await self._decisions.decide(owner, request.approval_id, decision)
+        decision = DECISIONS.domain("decision", request.decision)
+        record = await self._decisions.decide(
+            current_user(),
+            request.approval_id,
+            decision,
+            confirmed_duplicate=request.confirm_duplicate,
+        )
         return pb.DecideResponse(approval=approval_to_pb(record))
 
     async def GetApproval(self, request, context) -> pb.GetApprovalResponse:
@@ -76,21 +78,14 @@ class ApprovalsServicer(approvals_pb2_grpc.ApprovalsServiceServicer):
         return pb.GetApprovalResponse(approval=approval_to_pb(record))
 
     async def ListApprovals(self, request, context) -> pb.ListApprovalsResponse:
-        owner = current_user()
-        limit = validation.page_size(request.page_size)
-        task_id = request.task_id
-        records = await self._approvals.list_approvals(
-            owner,
-            task_id=validation.printable_id("task_id", task_id) if task_id else None,
-            state=validation.enum_member("state", request.state, APPROVAL_STATES)
-            if request.state
-            else None,
-            after=pagination.decode(request.page_token),
-            limit=limit + 1,
+        page = await self._approvals.list_approvals(
+            current_user(),
+            task_id=request.task_id,
+            state=APPROVAL_STATES.optional("state", request.state),
+            page=listing.page_request(request.page_size, request.page_token),
         )
-        records, token = pagination.page(records, limit)
         return pb.ListApprovalsResponse(
-            approvals=[approval_to_pb(r) for r in records], next_page_token=token
+            approvals=[approval_to_pb(r) for r in page.items], next_page_token=page.next_token
         )
 
     async def ListApprovalEvents(self, request, context) -> pb.ListApprovalEventsResponse:

@@ -4,6 +4,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import JSONB, UUID
 
 from nod_approvals import SCHEMA
+from nodkit.history import History, history_table
 from nodkit.leases import Leases, leases_table
 
 metadata = sa.MetaData(schema=SCHEMA)
@@ -38,6 +39,8 @@ approvals = sa.Table(
     sa.Column("id", UUID(as_uuid=False), primary_key=True, server_default=NEW_UUID),
     sa.Column("owner", sa.Text, nullable=False),
     sa.Column("task_id", sa.Text, nullable=False),
+    # The caller's name for this proposal: a resend finds the first approval.
+    sa.Column("request_id", sa.Text, nullable=False),
     sa.Column("account_id", UUID(as_uuid=False), sa.ForeignKey(accounts.c.id), nullable=False),
     sa.Column("app", sa.Text, nullable=False),
     sa.Column("action", sa.Text, nullable=False),
@@ -47,6 +50,14 @@ approvals = sa.Table(
     sa.Column("digest", sa.Text, nullable=False),
     sa.Column("state", sa.Text, nullable=False),
     sa.Column("reason", sa.Text, nullable=False, server_default=""),
+    # The first approval of the task with the same saved action, when there
+    # is one: this one's yes needs a second confirmation.
+    sa.Column(
+        "possible_duplicate_of",
+        UUID(as_uuid=False),
+        sa.ForeignKey("approvals.approvals.id", name="approvals_possible_duplicate_of_fkey"),
+        nullable=True,
+    ),
     _timestamp("created_at", nullable=False, server_default=NOW),
     _timestamp("expires_at", nullable=False),
     _timestamp("decided_at", nullable=True),
@@ -56,6 +67,7 @@ approvals = sa.Table(
         name="approvals_state",
     ),
     sa.CheckConstraint("digest ~ '^[0-9a-f]{64}$'", name="approvals_digest_is_sha256"),
+    sa.UniqueConstraint("owner", "request_id", name="approvals_one_per_request"),
     sa.Index("approvals_by_owner", "owner", "created_at", "id"),
     sa.Index("approvals_by_task", "owner", "task_id", "created_at", "id"),
     sa.Index(
@@ -88,19 +100,19 @@ executions = sa.Table(
     ),
 )
 
-approval_events = sa.Table(
-    "approval_events",
+# One history for an approval and its execution; `subject` says whose change it is.
+approval_events = history_table(
     metadata,
-    sa.Column("id", sa.BigInteger, sa.Identity(), primary_key=True),
-    sa.Column("approval_id", UUID(as_uuid=False), sa.ForeignKey(approvals.c.id), nullable=False),
+    "approval_events",
+    approvals.c.id,
+    "approval_id",
     sa.Column("subject", sa.Text, nullable=False),
-    _timestamp("at", nullable=False, server_default=NOW),
-    sa.Column("actor", sa.Text, nullable=False),
-    sa.Column("from_state", sa.Text, nullable=True),
-    sa.Column("to_state", sa.Text, nullable=False),
-    sa.Column("reason", sa.Text, nullable=False, server_default=""),
     sa.CheckConstraint("subject IN ('approval', 'execution')", name="approval_events_subject"),
-    sa.Index("approval_events_by_approval", "approval_id", "id"),
+)
+APPROVAL_HISTORY = History(approval_events, key="approval_id", fixed={"subject": "approval"})
+# An execution's history rows are its approval's.
+EXECUTION_HISTORY = History(
+    approval_events, key="approval_id", record_key="approval_id", fixed={"subject": "execution"}
 )
 
 instance_leases = leases_table(metadata)

@@ -1,10 +1,9 @@
-"""Account rules: each app checks its own settings and credentials; replies
-show credential names only, masked. Plain Python; values are never logged."""
+"""Account rules: each app checks its own settings and credentials (its
+connector); replies show credential names only, masked. Values are never logged."""
 
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from nod_approvals.connectors import Connectors
 from nodkit import validation
 
 MAX_LABEL_LENGTH = 200
@@ -39,10 +38,11 @@ class AccountRecord:
         return dict.fromkeys(self.sealed_credentials, DOTS)
 
 
-def check_account(account: AccountInput, connectors: Connectors) -> AccountInput:
-    connector = connectors.for_app(account.app)
-    label = validation.text("account.label", account.label, max_length=MAX_LABEL_LENGTH)
-    settings = connector.check_settings(dict(account.settings))
-    credentials = connector.check_credentials(dict(account.credentials))
-    default_label = settings.get("url") or settings.get("from") or account.app
-    return AccountInput(account.app, label.strip() or default_label, settings, credentials)
+def check_label(label: str) -> str:
+    return validation.text("account.label", label, max_length=MAX_LABEL_LENGTH).strip()
+
+
+def labelled(account: AccountInput) -> AccountInput:
+    """Without a label of its own, an account is named by where it sends."""
+    label = account.label or account.settings.get("url") or account.settings.get("from")
+    return AccountInput(account.app, label or account.app, account.settings, account.credentials)

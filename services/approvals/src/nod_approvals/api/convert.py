@@ -1,29 +1,24 @@
-"""Domain records <-> protobuf messages."""
+"""Domain records <-> protobuf messages, and the enums both ways."""
 
+import sqlalchemy as sa
 from google.protobuf import struct_pb2
 
 from nod.approvals.v1 import approvals_pb2 as pb
-from nod_approvals.accounts import AccountRecord
-from nod_approvals.domain import ApprovalRecord, ApprovalState, Decision, ExecutionState
+from nod_approvals.domain.accounts import AccountRecord
+from nod_approvals.domain.approvals import (
+    ApprovalRecord,
+    ApprovalState,
+    Decision,
+    EarlierRecord,
+    ExecutionState,
+    shown_reason,
+)
+from nodkit.enums import ProtoEnum
 from nodkit.timestamps import to_proto
 
-DECISIONS = {pb.DECISION_YES: Decision.YES, pb.DECISION_NO: Decision.NO}
-APPROVAL_STATES = {
-    pb.APPROVAL_STATE_PENDING: ApprovalState.PENDING,
-    pb.APPROVAL_STATE_APPROVED: ApprovalState.APPROVED,
-    pb.APPROVAL_STATE_REJECTED: ApprovalState.REJECTED,
-    pb.APPROVAL_STATE_CANCELLED: ApprovalState.CANCELLED,
-    pb.APPROVAL_STATE_EXPIRED: ApprovalState.EXPIRED,
-}
-EXECUTION_STATES = {
-    pb.EXECUTION_STATE_RUNNING: ExecutionState.RUNNING,
-    pb.EXECUTION_STATE_DONE: ExecutionState.DONE,
-    pb.EXECUTION_STATE_NOT_RUN: ExecutionState.NOT_RUN,
-    pb.EXECUTION_STATE_FAILED: ExecutionState.FAILED,
-    pb.EXECUTION_STATE_UNCERTAIN: ExecutionState.UNCERTAIN,
-}
-APPROVAL_STATE_TO_PB = {v: k for k, v in APPROVAL_STATES.items()}
-EXECUTION_STATE_TO_PB = {v: k for k, v in EXECUTION_STATES.items()}
+DECISIONS = ProtoEnum(pb.Decision, Decision)
+APPROVAL_STATES = ProtoEnum(pb.ApprovalState, ApprovalState)
+EXECUTION_STATES = ProtoEnum(pb.ExecutionState, ExecutionState)
 
 
 def struct_to_dict(value):
@@ -65,22 +60,39 @@ def approval_to_pb(record: ApprovalRecord) -> pb.Approval:
         action=record.action,
         parameters=dict_to_struct(record.parameters),
         summary=record.summary,
-        state=APPROVAL_STATE_TO_PB[record.state],
+        state=APPROVAL_STATES.proto(record.state),
         digest=record.digest,
         saved_action=record.saved_action,
         execution_id=execution.id if execution else "",
-        execution_state=EXECUTION_STATE_TO_PB[execution.state] if execution else 0,
+        execution_state=EXECUTION_STATES.proto(execution.state if execution else None),
         result=execution.result if execution else "",
-        reason=record.shown_reason,
+        reason=shown_reason(record.reason, execution),
         created_at=to_proto(record.created_at),
         expires_at=to_proto(record.expires_at),
         decided_at=to_proto(record.decided_at),
         finished_at=to_proto(execution.finished_at) if execution else None,
         updated_at=to_proto(record.updated_at),
+        request_id=record.request_id,
+        possible_duplicate_of=record.possible_duplicate_of or "",
+        earlier=earlier_to_pb(record.earlier) if record.earlier else None,
     )
 
 
-def event_to_pb(row) -> pb.ApprovalEvent:
+def earlier_to_pb(record: EarlierRecord) -> pb.EarlierApproval:
+    execution = record.execution
+    return pb.EarlierApproval(
+        state=APPROVAL_STATES.proto(record.state),
+        execution_id=execution.id if execution else "",
+        execution_state=EXECUTION_STATES.proto(execution.state if execution else None),
+        result=execution.result if execution else "",
+        reason=shown_reason(record.reason, execution),
+        created_at=to_proto(record.created_at),
+        decided_at=to_proto(record.decided_at),
+        finished_at=to_proto(execution.finished_at) if execution else None,
+    )
+
+
+def event_to_pb(row: sa.Row) -> pb.ApprovalEvent:
     return pb.ApprovalEvent(
         approval_id=row.approval_id,
         subject=row.subject,

@@ -1,16 +1,15 @@
 """The apps an account can connect to, one module each, looked up by name."""
 
-from nod_approvals.connectors.base import Connector, Outcome, Send
-from nod_approvals.connectors.smtp import SmtpConnector
-from nod_approvals.connectors.webhook import WebhookConnector
-from nod_approvals.settings import ApprovalsSettings
+from collections.abc import Sequence
+
+from nod_approvals.adapters.connectors.base import Connector, Send
 from nodkit.errors import InvalidArgument
 
-__all__ = ["Connector", "Connectors", "Outcome", "Send", "build_connectors"]
+__all__ = ["Connector", "Connectors", "Send"]
 
 
 class Connectors:
-    def __init__(self, connectors: list[Connector]) -> None:
+    def __init__(self, connectors: Sequence[Connector]) -> None:
         self._by_app = {connector.app: connector for connector in connectors}
 
     def for_app(self, app: str, *, field: str = "account.app") -> Connector:
@@ -26,12 +25,3 @@ class Connectors:
         if action not in checks:
             raise InvalidArgument("action", f"must be one of: {', '.join(sorted(checks))}")
         return checks[action](parameters)
-
-
-def build_connectors(settings: ApprovalsSettings) -> Connectors:
-    return Connectors(
-        [
-            WebhookConnector(timeout_s=settings.webhook_timeout_s),
-            SmtpConnector(timeout_s=settings.smtp_timeout_s, ca_file=settings.smtp_ca_file),
-        ]
-    )

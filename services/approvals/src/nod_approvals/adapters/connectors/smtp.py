@@ -1,18 +1,21 @@
 """The smtp app: sends one email through the account's mail server, with
 STARTTLS when offered. The password is only ever sent over TLS."""
 
-import asyncio
 import re
 import ssl
+from collections.abc import Mapping
 from typing import ClassVar
 
-from nod_approvals.connectors.base import Outcome, Send, check_keys, check_text
-from nod_approvals.connectors.smtp_session import deliver
+from nod_approvals.adapters.connectors.addresses import AddressGuard
+from nod_approvals.adapters.connectors.base import ActionCheck, Send, check_keys, check_text
+from nod_approvals.adapters.connectors.smtp_session import Delivery
+from nod_approvals.domain.approvals import Outcome
 from nodkit.errors import InvalidArgument
 
 # ASCII only: no SMTPUTF8 needed, and nothing that could split a header.
 ADDRESS = re.compile(r"[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+")
 MAX_RECIPIENTS = 50
+HOST_FIELD = "account.settings.host"
 
 
 def check_address(field: str, value) -> str:
@@ -36,21 +39,25 @@ def check_send_email(parameters: dict) -> dict:
 
 
 class SmtpConnector:
-    app = "smtp"
-    actions: ClassVar = {"send_email": check_send_email}
+    app: ClassVar[str] = "smtp"
+    actions: ClassVar[Mapping[str, ActionCheck]] = {"send_email": check_send_email}
 
-    def __init__(self, *, timeout_s: float, ca_file: str | None = None) -> None:
+    def __init__(
+        self, *, timeout_s: float, guard: AddressGuard, ca_file: str | None = None
+    ) -> None:
         self.timeout_s = timeout_s
-        self._tls = ssl.create_default_context()
+        self._guard = guard
+        tls = ssl.create_default_context()
         if ca_file:
-            self._tls.load_verify_locations(cafile=ca_file)
+            tls.load_verify_locations(cafile=ca_file)
+        self._delivery = Delivery(tls=tls, budget_s=timeout_s, guard=guard)
 
     def check_settings(self, settings: dict[str, str]) -> dict[str, str]:
         where = "account.settings"
         check_keys(settings, where, required=frozenset({"host", "port", "from"}))
-        host = check_text(f"{where}.host", settings["host"], max_length=253)
-        if not re.fullmatch(r"[A-Za-z0-9.:\[\]-]+", host):
-            raise InvalidArgument(f"{where}.host", "must be a host name or address")
+        host = check_text(HOST_FIELD, settings["host"], max_length=253)
+        if not re.fullmatch(r"[A-Za-z0-9.-]+|\[?[0-9A-Fa-f:.]+\]?", host):
+            raise InvalidArgument(HOST_FIELD, "must be a host name or address")
         port = settings["port"]
         if not port.isdigit() or not 1 <= int(port) <= 65535:
             raise InvalidArgument(f"{where}.port", "must be a port number (1-65535)")
@@ -66,7 +73,16 @@ class SmtpConnector:
             check_text(f"{where}.{name}", value, max_length=1024)
         return credentials
 
+    async def check_reachable(self, settings: dict[str, str]) -> None:
+        await self._guard.check(HOST_FIELD, server_name(settings), int(settings["port"]))
+
     async def send(self, request: Send) -> Outcome:
-        # smtplib blocks; each socket operation gets half the budget, and the
-        # executor bounds the whole send.
-        return await asyncio.to_thread(deliver, request, self._tls, self.timeout_s / 2)
+        return await self._delivery.deliver(
+            request, server_name(request.settings), int(request.settings["port"])
+        )
+
+
+def server_name(settings: dict[str, str]) -> str:
+    """The host without the brackets an IPv6 address may come in."""
+    host = settings["host"]
+    return host[1:-1] if host.startswith("[") and host.endswith("]") else host

@@ -1,17 +1,16 @@
 """The moment of sending: a fresh read of the account (and of the execution
 itself), the saved action checked against its digest, then one send."""
 
-import asyncio
 from dataclasses import dataclass
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from nod_approvals import accounts_repository, executions_repository
-from nod_approvals.accounts_app import Accounts
-from nod_approvals.connectors import Connectors, Outcome, Send
-from nod_approvals.connectors.base import uncertain
-from nod_approvals.domain import ApprovalRecord, ExecutionState
-from nod_approvals.saved_action import SavedAction
+from nod_approvals.adapters.connectors import Connectors, Send
+from nod_approvals.app.accounts import Accounts
+from nod_approvals.domain.approvals import ApprovalRecord, Outcome, not_run
+from nod_approvals.domain.saved_action import SavedAction
+from nod_approvals.store import accounts as accounts_repo
+from nod_approvals.store import executions as executions_repo
 
 
 @dataclass(frozen=True)
@@ -27,10 +26,6 @@ class Progress:
     sending: bool = False
 
 
-def _not_run(why: str) -> Outcome:
-    return Outcome(ExecutionState.NOT_RUN, reason=f"{why}; nothing was sent")
-
-
 async def send_once(
     engine: AsyncEngine,
     accounts: Accounts,
@@ -41,17 +36,17 @@ async def send_once(
 ) -> Outcome:
     approval = execution.approval
     async with engine.connect() as conn:
-        running = await executions_repository.is_running(conn, execution.id, instance_id)
-        account = await accounts_repository.get_account(
+        running = await executions_repo.is_running(conn, execution.id, instance_id)
+        account = await accounts_repo.get_account(
             conn, execution.owner, approval.account_id, connected_only=True
         )
     if not running:
-        return _not_run("it was already ended elsewhere")
+        return not_run("it was already ended elsewhere")
     if account is None:
-        return _not_run("the account was disconnected before sending")
+        return not_run("the account was disconnected before sending")
     saved = SavedAction(approval.saved_action, approval.digest)
     if not saved.is_intact():
-        return _not_run("the saved action no longer matches its digest")
+        return not_run("the saved action no longer matches its digest")
     connector = connectors.for_app(account.app)
     request = Send(
         execution_id=execution.id,
@@ -61,8 +56,6 @@ async def send_once(
         parameters_json=saved.body(),
     )
     progress.sending = True
-    try:
-        async with asyncio.timeout(connector.timeout_s):
-            return await connector.send(request)
-    except TimeoutError:
-        return uncertain(f"the app gave no answer within {connector.timeout_s:g} s")
+    # The connector keeps to its own budget (connector.timeout_s): it alone
+    # knows whether anything had left when time ran out.
+    return await connector.send(request)

@@ -6,8 +6,8 @@ import uuid
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from nod_approvals.accounts import AccountRecord
-from nod_approvals.models import accounts
+from nod_approvals.domain.accounts import AccountRecord
+from nod_approvals.store.models import accounts
 
 
 def new_id() -> str:

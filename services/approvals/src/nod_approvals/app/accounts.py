@@ -3,9 +3,9 @@ are opened only by the execution, right before sending."""
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from nod_approvals import accounts_repository as repo
-from nod_approvals.accounts import AccountInput, AccountRecord, check_account
-from nod_approvals.connectors import Connectors
+from nod_approvals.adapters.connectors import Connectors
+from nod_approvals.domain.accounts import AccountInput, AccountRecord, check_label, labelled
+from nod_approvals.store import accounts as repo
 from nodkit import validation
 from nodkit.crypto import Sealer
 from nodkit.errors import NotFound
@@ -23,8 +23,17 @@ class Accounts:
         self._sealer = sealer
         self._connectors = connectors
 
+    async def _check(self, account: AccountInput) -> AccountInput:
+        connector = self._connectors.for_app(account.app)
+        label = check_label(account.label)
+        settings = connector.check_settings(dict(account.settings))
+        credentials = connector.check_credentials(dict(account.credentials))
+        # Last: it looks the host up, which the checks above never need to.
+        await connector.check_reachable(settings)
+        return labelled(AccountInput(account.app, label, settings, credentials))
+
     async def connect(self, owner: str, account: AccountInput) -> AccountRecord:
-        account = check_account(account, self._connectors)
+        account = await self._check(account)
         account_id = repo.new_id()
         sealed = self._sealer.seal_fields(account.credentials, owner, CREDENTIALS_TABLE, account_id)
         async with self._engine.begin() as conn:

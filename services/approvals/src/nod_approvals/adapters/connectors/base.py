@@ -1,20 +1,17 @@
-"""What every connector offers, and what one send can end as."""
+"""What every connector offers, and the checks they share."""
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import ClassVar, Protocol
 
-from nod_approvals.domain import ExecutionState
+from nod_approvals.domain.approvals import Outcome
 from nodkit.errors import InvalidArgument
 
 MAX_APP_MESSAGE = 300
 
-
-@dataclass(frozen=True)
-class Outcome:
-    state: ExecutionState
-    result: str = ""
-    reason: str = ""
+# Checks an action's parameters: raises InvalidArgument naming
+# `parameters.<field>`, returns them normalised.
+ActionCheck = Callable[[dict], dict]
 
 
 @dataclass(frozen=True)
@@ -28,16 +25,18 @@ class Send:
 
 
 class Connector(Protocol):
-    app: str
-    # The whole send must end within it; no answer by then is UNCERTAIN.
+    app: ClassVar[str]
+    actions: ClassVar[Mapping[str, ActionCheck]]
+    # The whole send ends within it (send() keeps to it itself: only the
+    # connector knows whether a timeout came before or after anything left).
     timeout_s: float
-    # Action name -> check of its parameters (raises InvalidArgument naming
-    # `parameters.<field>`, returns them normalised).
-    actions: Mapping[str, Callable[[dict], dict]]
 
     def check_settings(self, settings: dict[str, str]) -> dict[str, str]: ...
 
     def check_credentials(self, credentials: dict[str, str]) -> dict[str, str]: ...
+
+    # Refuses (naming the setting) an app nod must not reach (domain.network).
+    async def check_reachable(self, settings: dict[str, str]) -> None: ...
 
     async def send(self, request: Send) -> Outcome: ...
 
@@ -50,12 +49,6 @@ def app_message(text: str, credentials: dict[str, str]) -> str:
             text = text.replace(value, "[redacted]")
     line = " ".join(text.split())
     return line if len(line) <= MAX_APP_MESSAGE else line[: MAX_APP_MESSAGE - 1] + "…"
-
-
-def uncertain(reason: str) -> Outcome:
-    return Outcome(
-        ExecutionState.UNCERTAIN, reason=f"{reason}; it may have reached the app: check the app"
-    )
 
 
 def check_keys(

@@ -1,0 +1,1 @@
+"""What the service calls outside itself: the apps an account connects to."""

@@ -1,0 +1,1 @@
+"""The approvals schema's tables and the SQL that reads and changes them."""
