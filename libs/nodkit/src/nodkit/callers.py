@@ -30,9 +30,9 @@ def _methods(prefix: str, names: str, callers: Iterable[str]) -> dict[str, froze
 
 ALLOWED_CALLERS: Mapping[str, frozenset[str]] = {
     # Only the runner that types a value claims it, ends it and keeps its lease.
-    **_methods(
-        _CLAIMS, "Claim MarkSubmitted MarkUncertain FindClaim RenewHolder ReleaseHolder", [BROWSER]
-    ),
+    **_methods(_CLAIMS, "Claim MarkSubmitted MarkUncertain RenewHolder ReleaseHolder", [BROWSER]),
+    # Tasks looks a step's claim up when the runner's answer was lost.
+    **_methods(_CLAIMS, "FindClaim", [BROWSER, TASKS]),
     **_methods(_CLAIMS, "RecordCheck", [TASKS]),
     **_methods(_CLAIMS, "GetClaim", [TASKS, GATEWAY, PAYMENTS]),
     **_methods(_CLAIMS, "ListClaims ListClaimEvents", [TASKS, GATEWAY]),

@@ -1,0 +1,2 @@
+"""Model providers behind one interface (domain.model.ModelProvider), one
+module each."""

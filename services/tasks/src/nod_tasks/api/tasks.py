@@ -1,0 +1,91 @@
+"""TasksService: proto <-> the tasks use cases."""
+
+from nod.tasks.v1 import tasks_pb2 as pb
+from nod.tasks.v1 import tasks_pb2_grpc
+from nod_tasks.api.convert import RESOLUTIONS, TASK_STATES, event_to_pb, step_to_pb, task_to_pb
+from nod_tasks.app.stop import Stopper
+from nod_tasks.app.tasks import Tasks
+from nodkit import listing, validation
+from nodkit.errors import InvalidArgument
+from nodkit.identity import current_user
+
+
+class TasksServicer(tasks_pb2_grpc.TasksServiceServicer):
+    def __init__(self, tasks: Tasks, stopper: Stopper) -> None:
+        self._tasks = tasks
+        self._stopper = stopper
+
+    async def StartTask(self, request, context) -> pb.StartTaskResponse:
+        task = await self._tasks.start(current_user(), request.text, request.request_id)
+        return pb.StartTaskResponse(task=task_to_pb(task))
+
+    async def GetTask(self, request, context) -> pb.GetTaskResponse:
+        task = await self._tasks.get(current_user(), request.task_id)
+        return pb.GetTaskResponse(task=task_to_pb(task))
+
+    async def ListTasks(self, request, context) -> pb.ListTasksResponse:
+        page = await self._tasks.list(
+            current_user(),
+            TASK_STATES.optional("state", request.state),
+            listing.page_request(request.page_size, request.page_token),
+        )
+        return pb.ListTasksResponse(
+            tasks=[task_to_pb(t) for t in page.items], next_page_token=page.next_token
+        )
+
+    async def WatchTask(self, request, context):
+        after = _event_number("after_event", request.after_event)
+        async for event, task in self._tasks.watch(current_user(), request.task_id, after):
+            yield pb.WatchTaskResponse(event=event_to_pb(event), task=task_to_pb(task))
+
+    async def ListTaskEvents(self, request, context) -> pb.ListTaskEventsResponse:
+        if not 0 <= request.page_size <= 500:
+            raise InvalidArgument("page_size", "must be between 0 and 500")
+        history = await self._tasks.history(
+            current_user(),
+            request.task_id,
+            _event_number("after_event", request.after_event),
+            request.page_size,
+        )
+        return pb.ListTaskEventsResponse(
+            events=[event_to_pb(e) for e in history.events],
+            steps=[step_to_pb(s) for s in history.steps],
+            more=history.more,
+        )
+
+    async def Stop(self, request, context) -> pb.StopResponse:
+        task_id = validation.uuid_id("task_id", request.task_id) if request.task_id else None
+        stopped = await self._stopper.stop(current_user(), task_id)
+        return pb.StopResponse(tasks=[task_to_pb(t) for t in stopped])
+
+    async def Continue(self, request, context) -> pb.ContinueResponse:
+        task = await self._tasks.continue_(current_user(), request.task_id, request.text)
+        return pb.ContinueResponse(task=task_to_pb(task))
+
+    async def SubmitPrivateForm(self, request, context) -> pb.SubmitPrivateFormResponse:
+        task = await self._tasks.submit_form(
+            current_user(), request.task_id, request.form_id, request.item_id
+        )
+        return pb.SubmitPrivateFormResponse(task=task_to_pb(task))
+
+    async def AnswerQuestion(self, request, context) -> pb.AnswerQuestionResponse:
+        task = await self._tasks.answer(
+            current_user(), request.task_id, request.question_id, request.text
+        )
+        return pb.AnswerQuestionResponse(task=task_to_pb(task))
+
+    async def ResolveUncertain(self, request, context) -> pb.ResolveUncertainResponse:
+        task = await self._tasks.resolve(
+            current_user(),
+            request.task_id,
+            request.step,
+            RESOLUTIONS.domain("resolution", request.resolution),
+            request.note,
+        )
+        return pb.ResolveUncertainResponse(task=task_to_pb(task))
+
+
+def _event_number(field: str, value: int) -> int:
+    if value < 0:
+        raise InvalidArgument(field, "must be 0 or an event number")
+    return value

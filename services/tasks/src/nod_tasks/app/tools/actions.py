@@ -1,0 +1,36 @@
+"""propose_app_action: the saved action waits for the person's yes; then
+the approvals service runs it once (G7), and the step ends with its outcome
+(app/waits.py)."""
+
+from google.protobuf import struct_pb2
+
+from nod.approvals.v1 import approvals_pb2 as approvals
+from nod_tasks.app.tools.base import Arguments, Outcome, StepContext, WaitFor
+from nod_tasks.domain import steps
+from nod_tasks.domain.tasks import Wait, WaitKind
+from nodkit.client import NodRpcError
+
+
+async def propose_app_action(ctx: StepContext, args: Arguments) -> Outcome:
+    parameters = struct_pb2.Struct()
+    parameters.update(args["parameters"])
+    request = approvals.ProposeRequest(
+        task_id=ctx.task.id,
+        account_id=str(args["account_id"]),
+        action=str(args["action"]),
+        parameters=parameters,
+        summary=str(args["summary"]),
+        # From (task, step): a replayed step can't propose twice.
+        request_id=ctx.operation_id,
+    )
+    try:
+        reply = await ctx.peers.approvals.call(ctx.peers.approvals_stub.Propose, request, ctx.owner)
+    except NodRpcError as error:
+        if error.may_have_happened:
+            return steps.uncertain(f"the proposal's answer was lost ({error.code.name})")
+        return steps.failed(f"the action was not proposed: {error.message}")
+    approval = reply.approval
+    return WaitFor(
+        Wait(WaitKind.DECISION, approval.id, prompt=approval.summary, step=ctx.step.number),
+        made={"approval_id": approval.id},
+    )

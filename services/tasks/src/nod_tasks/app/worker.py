@@ -1,0 +1,81 @@
+"""The queue, in PostgreSQL: each instance takes QUEUED tasks (FOR UPDATE
+SKIP LOCKED, only while its lease is live) up to max_running at once, runs
+each as an asyncio task, and cancels the runs whose task was stopped — by
+this instance or another. No job is retried and no stalled run is run
+again: a run cut off leaves its task INTERRUPTED, to the person's Continue.
+
+Why not procrastinate or pgqueuer: both keep a job table of their own beside
+which a task's state (WAITING on the person, INTERRUPTED, Continue) would be a
+second truth, and recovery in both is about re-running stalled jobs, which
+nod must never do; per-owner recovery with our leases is a few lines here."""
+
+import asyncio
+from functools import partial
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from nod_tasks.app.runs import Run, RunDeps
+from nod_tasks.domain.tasks import INTERRUPTED
+from nod_tasks.recovery import interrupt
+from nod_tasks.store import tasks as task_store
+from nodkit.logging import get_logger
+
+log = get_logger("nod_tasks.worker")
+
+
+class Worker:
+    def __init__(self, engine: AsyncEngine, deps: RunDeps) -> None:
+        self._engine = engine
+        self._deps = deps
+        self._me = deps.settings.instance_id
+        self._capacity = deps.settings.max_running
+        self._runs: dict[str, asyncio.Task] = {}
+
+    @property
+    def running(self) -> list[str]:
+        return sorted(self._runs)
+
+    async def take_work(self) -> int:
+        taken = 0
+        while len(self._runs) < self._capacity:
+            async with self._engine.begin() as conn:
+                task = await task_store.take_next_queued(conn, self._me)
+            if task is None:
+                break
+            run = asyncio.ensure_future(Run(self._deps, task).go())
+            self._runs[task.id] = run
+            run.add_done_callback(partial(self._finished, task.id))
+            taken += 1
+        return taken
+
+    def _finished(self, task_id: str, run: asyncio.Task) -> None:
+        self._runs.pop(task_id, None)
+        if not run.cancelled() and run.exception() is not None:
+            log.error("run.failed", task_id=task_id, exc_info=run.exception())
+
+    async def cancel_stopped(self) -> None:
+        """Runs whose task no longer runs here (a Stop made elsewhere)."""
+        if not self._runs:
+            return
+        async with self._engine.connect() as conn:
+            alive = await task_store.still_running(conn, self._me, list(self._runs))
+        self.interrupt([task_id for task_id in self._runs if task_id not in alive])
+
+    def interrupt(self, task_ids: list[str]) -> None:
+        for task_id in task_ids:
+            if (run := self._runs.get(task_id)) is not None:
+                run.cancel()
+
+    async def poll(self) -> None:
+        await self.cancel_stopped()
+        await self.take_work()
+
+    async def shutdown(self) -> None:
+        """The tasks still running here are INTERRUPTED first (so their runs,
+        cut off next, move them nowhere); each cut-off step ends UNCERTAIN."""
+        if self._runs:
+            await interrupt(self._engine, task_store.run_by(self._me), INTERRUPTED)
+        runs = list(self._runs.values())
+        for run in runs:
+            run.cancel()
+        await asyncio.gather(*runs, return_exceptions=True)

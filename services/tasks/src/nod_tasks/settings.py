@@ -1,0 +1,36 @@
+from pydantic import Field, SecretStr
+from pydantic_settings import SettingsConfigDict
+
+from nodkit.settings import ServiceSettings, shared
+
+
+class TasksSettings(ServiceSettings):
+    model_config = SettingsConfigDict(env_prefix="NOD_TASKS_")
+
+    listen: str = "0.0.0.0:50055"
+    claims_addr: str = Field("127.0.0.1:50051", validation_alias=shared("claims_addr"))
+    approvals_addr: str = Field("127.0.0.1:50052", validation_alias=shared("approvals_addr"))
+    payments_addr: str = Field("127.0.0.1:50053", validation_alias=shared("payments_addr"))
+    browser_addr: str = Field("127.0.0.1:50054", validation_alias=shared("browser_addr"))
+    # An OpenAI-compatible provider (the base URL; /chat/completions is added).
+    # Without one, the scripted planner drives the demo tasks.
+    model_url: str = Field("", validation_alias=shared("model_url"))
+    model_api_key: SecretStr | None = Field(None, validation_alias=shared("model_api_key"))
+    model_name: str = Field("gpt-4o-mini", validation_alias=shared("model_name"))
+    # One attempt's whole wait for the model's answer (a read timeout is temporary).
+    model_timeout_s: float = Field(60.0, gt=0)
+    # How many tasks this instance runs at once; the rest wait in the queue.
+    max_running: int = Field(8, gt=0)
+    # A run that makes more tool calls than this ends FAILED (a model in a loop).
+    max_steps_per_run: int = Field(40, gt=0)
+    # How often the queue, stops and outside waits (decisions, payments) are looked at.
+    poll_s: float = Field(0.2, gt=0)
+    # This instance renews its lease every ttl/3; past the ttl its RUNNING
+    # tasks are swept to INTERRUPTED by any other instance.
+    lease_ttl_s: float = Field(30.0, gt=0)
+    sweep_interval_s: float = Field(5.0, gt=0)
+    # A call to another service; a private entry and an app action's yes take longer.
+    peer_timeout_s: float = Field(15.0, gt=0)
+    entry_timeout_s: float = Field(90.0, gt=0)
+    # How often WatchTask looks for new events written by another instance.
+    watch_poll_s: float = Field(0.25, gt=0)

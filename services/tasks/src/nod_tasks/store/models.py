@@ -1,0 +1,111 @@
+"""The tasks service's tables, all inside the `tasks` schema."""
+
+import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import JSONB, UUID
+
+from nod_tasks import SCHEMA
+from nodkit.leases import Leases, leases_table
+
+metadata = sa.MetaData(schema=SCHEMA)
+NOW = sa.text("now()")
+TASK_STATES = "'queued', 'running', 'waiting', 'done', 'failed', 'stopped', 'interrupted'"
+STEP_STATES = "'running', 'done', 'failed', 'not_run', 'uncertain'"
+
+
+def _timestamp(name: str, **kwargs) -> sa.Column:
+    return sa.Column(name, sa.DateTime(timezone=True), **kwargs)
+
+
+tasks = sa.Table(
+    "tasks",
+    metadata,
+    sa.Column(
+        "id", UUID(as_uuid=False), primary_key=True, server_default=sa.text("gen_random_uuid()")
+    ),
+    sa.Column("owner", sa.Text, nullable=False),
+    sa.Column("request_id", sa.Text, nullable=True),
+    sa.Column("text", sa.Text, nullable=False),
+    sa.Column("state", sa.Text, nullable=False),
+    sa.Column("message", sa.Text, nullable=False, server_default=""),
+    # What a WAITING task waits for (domain.tasks.Wait), else NULL.
+    sa.Column("wait", JSONB(none_as_null=True), nullable=True),
+    sa.Column("run", sa.Integer, nullable=False, server_default="1"),
+    sa.Column("steps", sa.Integer, nullable=False, server_default="0"),
+    # The private forms the person filled: {form_id: {kind, item_id, picked}}.
+    sa.Column("forms", JSONB, nullable=False, server_default=sa.text("'{}'::jsonb")),
+    # The browser session the task drives, once it has opened one.
+    sa.Column("session_id", sa.Text, nullable=True),
+    # The instance running it (G12): set while RUNNING, and only then.
+    sa.Column("runner_instance", sa.Text, nullable=True),
+    # Stopped, and the other services not yet told (approvals and payments
+    # cancelled, sessions closed, private entries discarded): retried until done.
+    sa.Column("cleanup_pending", sa.Boolean, nullable=False, server_default=sa.false()),
+    # The number of its last event: events are numbered 1, 2, ... per task.
+    sa.Column("last_event", sa.BigInteger, nullable=False, server_default="0"),
+    _timestamp("created_at", nullable=False, server_default=NOW),
+    _timestamp("updated_at", nullable=False, server_default=NOW),
+    sa.CheckConstraint(f"state IN ({TASK_STATES})", name="tasks_state"),
+    sa.CheckConstraint(
+        "(state = 'running') = (runner_instance IS NOT NULL)", name="tasks_runner_while_running"
+    ),
+    sa.CheckConstraint("(state = 'waiting') = (wait IS NOT NULL)", name="tasks_wait_while_waiting"),
+    sa.UniqueConstraint("owner", "request_id", name="tasks_one_per_request"),
+    sa.Index("tasks_by_owner", "owner", "created_at", "id"),
+    sa.Index("tasks_queued", "updated_at", postgresql_where=sa.text("state = 'queued'")),
+    sa.Index(
+        "tasks_running_by_runner", "runner_instance", postgresql_where=sa.text("state = 'running'")
+    ),
+    sa.Index("tasks_waiting", "updated_at", postgresql_where=sa.text("state = 'waiting'")),
+    sa.Index("tasks_cleanup_pending", "updated_at", postgresql_where=sa.text("cleanup_pending")),
+)
+
+steps = sa.Table(
+    "steps",
+    metadata,
+    sa.Column("task_id", UUID(as_uuid=False), sa.ForeignKey(tasks.c.id), primary_key=True),
+    sa.Column("number", sa.Integer, primary_key=True),
+    # The model's id for this tool call: its result is given back under it.
+    sa.Column("call_id", sa.Text, nullable=False),
+    sa.Column("tool", sa.Text, nullable=False),
+    sa.Column("arguments", JSONB, nullable=False),
+    sa.Column("state", sa.Text, nullable=False),
+    sa.Column("result", JSONB(none_as_null=True), nullable=True),
+    sa.Column("reason", sa.Text, nullable=False, server_default=""),
+    sa.Column("claim_id", sa.Text, nullable=True),
+    sa.Column("approval_id", sa.Text, nullable=True),
+    sa.Column("payment_id", sa.Text, nullable=True),
+    sa.Column("resolution", sa.Text, nullable=True),
+    _timestamp("started_at", nullable=False, server_default=NOW),
+    _timestamp("ended_at", nullable=True),
+    sa.CheckConstraint(f"state IN ({STEP_STATES})", name="steps_state"),
+    sa.CheckConstraint("(state = 'running') = (ended_at IS NULL)", name="steps_end_once"),
+    sa.CheckConstraint(
+        "resolution IS NULL OR (state = 'uncertain'"
+        " AND resolution IN ('happened', 'did_not_happen'))",
+        name="steps_resolution_only_when_uncertain",
+    ),
+)
+
+events = sa.Table(
+    "events",
+    metadata,
+    sa.Column("task_id", UUID(as_uuid=False), sa.ForeignKey(tasks.c.id), primary_key=True),
+    sa.Column("number", sa.BigInteger, primary_key=True),
+    sa.Column("kind", sa.Text, nullable=False),
+    sa.Column("state", sa.Text, nullable=False),
+    sa.Column("data", JSONB, nullable=False),
+    _timestamp("at", nullable=False, server_default=NOW),
+)
+
+# What the model is told, in order (domain.prompt): masked, never a value.
+transcript = sa.Table(
+    "transcript",
+    metadata,
+    sa.Column("id", sa.BigInteger, sa.Identity(), primary_key=True),
+    sa.Column("task_id", UUID(as_uuid=False), sa.ForeignKey(tasks.c.id), nullable=False),
+    sa.Column("entry", JSONB, nullable=False),
+    sa.Index("transcript_by_task", "task_id", "id"),
+)
+
+instance_leases = leases_table(metadata)
+INSTANCE_LEASES = Leases(instance_leases)

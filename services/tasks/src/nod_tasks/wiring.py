@@ -1,0 +1,96 @@
+"""Builds the tasks service from its settings: the engine, the peers, the
+model provider (OpenAI-compatible when NOD_MODEL_URL is set, else the
+scripted planner), the worker, the use cases and their servicer; the boot
+reconcile and the loops (lease, sweeper, queue, outside waits, stop
+clean-up). Nothing else constructs them."""
+
+from nod.tasks.v1 import tasks_pb2, tasks_pb2_grpc
+from nod_tasks import MIGRATIONS, SCHEMA
+from nod_tasks.adapters.models.openai import OpenAICompatible
+from nod_tasks.adapters.models.scripted import ScriptedPlanner
+from nod_tasks.adapters.peers import Peer, Peers
+from nod_tasks.api.tasks import TasksServicer
+from nod_tasks.app.runs import RunDeps
+from nod_tasks.app.stop import Stopper
+from nod_tasks.app.tasks import Tasks
+from nod_tasks.app.waits import settle_outside_waits
+from nod_tasks.app.worker import Worker
+from nod_tasks.domain.model import ModelProvider
+from nod_tasks.recovery import reconcile_own, sweep_once
+from nod_tasks.settings import TasksSettings
+from nod_tasks.store.models import INSTANCE_LEASES
+from nodkit.background import every
+from nodkit.db import answers, create_engine
+from nodkit.leases import OwnLease
+from nodkit.service import GrpcService, Service
+
+SERVICES = tasks_pb2.DESCRIPTOR.services_by_name
+
+
+def model_provider(settings: TasksSettings) -> ModelProvider:
+    if not settings.model_url:
+        return ScriptedPlanner()
+    return OpenAICompatible(
+        settings.model_url,
+        settings.model_api_key,
+        settings.model_name,
+        timeout_s=settings.model_timeout_s,
+    )
+
+
+def peers_of(settings: TasksSettings) -> Peers:
+    token, timeout = settings.own_token("tasks"), settings.peer_timeout_s
+    return Peers(
+        claims=Peer(settings.claims_addr, token, timeout),
+        approvals=Peer(settings.approvals_addr, token, timeout),
+        payments=Peer(settings.payments_addr, token, timeout),
+        browser=Peer(settings.browser_addr, token, timeout),
+    )
+
+
+async def build(settings: TasksSettings, *, provider: ModelProvider | None = None) -> Service:
+    """Tests may pass a model provider of their own making."""
+    engine = create_engine(settings, SCHEMA)
+    peers = peers_of(settings)
+    provider = provider or model_provider(settings)
+    lease = OwnLease(engine, INSTANCE_LEASES, settings.instance_id, settings.lease_ttl_s)
+    worker = Worker(engine, RunDeps(engine, peers, provider, settings))
+    stopper = Stopper(engine, peers, worker.interrupt)
+    tasks = Tasks(engine, peers, watch_poll_s=settings.watch_poll_s)
+
+    async def boot() -> None:
+        await MIGRATIONS.wait_until_at_head(engine, settings.migration_poll_s)
+        await lease.renew()
+        await reconcile_own(engine, settings.instance_id)
+        await sweep_once(engine)
+
+    def loop(interval_s: float, work, event: str):
+        return lambda: every(interval_s, work, event=event)
+
+    async def close() -> None:
+        await worker.shutdown()
+        await peers.close()
+        if hasattr(provider, "close"):
+            await provider.close()
+        await engine.dispose()
+
+    return Service(
+        name="tasks",
+        grpc_services=[
+            GrpcService(
+                SERVICES["TasksService"],
+                tasks_pb2_grpc.add_TasksServiceServicer_to_server,
+                TasksServicer(tasks, stopper),
+            )
+        ],
+        boot=boot,
+        background=[
+            lease.keep_alive(),
+            loop(settings.sweep_interval_s, lambda: sweep_once(engine), "sweep"),
+            loop(settings.poll_s, worker.poll, "queue"),
+            loop(settings.poll_s * 2, lambda: settle_outside_waits(engine, peers), "waits"),
+            loop(settings.sweep_interval_s, stopper.retry_pending, "stop_cleanup"),
+        ],
+        probe=lambda: answers(engine),
+        close=close,
+    )

@@ -1,0 +1,101 @@
+"""The tasks tests' system: the services a task drives (claims, approvals,
+payments, the browser runner) as real processes, the demo shop and demo app
+as the outside world, a local model server, and the tasks service itself
+built by its wiring and started the way `serve` starts it."""
+
+import pytest
+
+from nod.tasks.v1 import tasks_pb2_grpc
+from nod_tasks import MIGRATIONS
+from nod_tasks.settings import TasksSettings
+from nod_tasks.wiring import build
+from nodkit import service
+from nodkit.client import open_channel
+from nodtest.processes import Peer
+
+from .model_server import ModelServer
+from .support import Peers, Person, seed_person
+
+
+@pytest.fixture(scope="session")
+async def peers(service_env, tmp_path_factory):
+    """claims, approvals, payments and the browser runner, for the session."""
+    logs = tmp_path_factory.mktemp("peers")
+    # Sweeps only at boot: the tests decide when a lease lapses.
+    quiet = {"NOD_CLAIMS_SWEEP_INTERVAL_S": "3600"}
+    claims = await Peer("claims", {**service_env, **quiet}, logs / "claims.log").start()
+    env = {**service_env, "NOD_CLAIMS_ADDR": claims.address}
+    approvals_env = {**env, "NOD_APPROVALS_ALLOWED_NETWORKS": "127.0.0.0/8"}
+    approvals = await Peer("approvals", approvals_env, logs / "approvals.log").start()
+    payments = await Peer("payments", env, logs / "payments.log").start()
+    browser_env = {**env, "NOD_BROWSER_ACTION_TIMEOUT_S": "5", "NOD_BROWSER_ENTRY_TIMEOUT_S": "10"}
+    browser = await Peer("browser", browser_env, logs / "browser.log").start()
+    running = Peers(claims, approvals, payments, browser)
+    yield running
+    for peer in (browser, payments, approvals, claims):
+        peer.stop()
+
+
+@pytest.fixture(scope="session")
+def tasks_migrated(database_url) -> str:
+    MIGRATIONS.upgrade(database_url)
+    return database_url
+
+
+def tasks_settings(database_url, service_token, peers: Peers, **overrides) -> TasksSettings:
+    values = {
+        "instance_id": "tasks-test",
+        "claims_addr": peers.claims.address,
+        "approvals_addr": peers.approvals.address,
+        "payments_addr": peers.payments.address,
+        "browser_addr": peers.browser.address,
+        "poll_s": 0.05,
+        "watch_poll_s": 0.05,
+        "model_timeout_s": 5.0,
+        **overrides,
+    }
+    return TasksSettings(database_url=database_url, service_token=service_token, **values)
+
+
+@pytest.fixture
+async def tasks_with(tasks_migrated, service_token, peers, log_tee):
+    """start(**settings) -> a TasksService stub of a fresh in-process tasks
+    service (its own instance id unless given); stopped after the test."""
+    started = []
+
+    async def start(**overrides):
+        overrides.setdefault("instance_id", f"tasks-test-{len(started)}")
+        settings = tasks_settings(tasks_migrated, service_token, peers, **overrides)
+        running = await service.start(await build(settings), settings, listen="127.0.0.1:0")
+        channel = open_channel(running.address)
+        started.append((running, channel))
+        return tasks_pb2_grpc.TasksServiceStub(channel)
+
+    yield start
+    for running, channel in reversed(started):
+        await channel.close()
+        await running.stop()
+
+
+@pytest.fixture
+async def model_server():
+    server = await ModelServer().start()
+    yield server
+    await server.close()
+
+
+@pytest.fixture
+async def demo_person(peers, person, as_person, shop_site, webhook_app) -> Person:
+    """The person with a saved login for the shop (one-time-code step), a
+    card and the demo app connected as a webhook account."""
+    return await seed_person(peers, person, as_person, shop_site, webhook_app)
+
+
+@pytest.fixture
+async def webhook_app():
+    from nod_demo.webhook_app import start_webhook_app
+
+    runner, url, state = await start_webhook_app()
+    state.url = url
+    yield state
+    await runner.cleanup()

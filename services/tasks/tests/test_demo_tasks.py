@@ -1,0 +1,78 @@
+"""The three demo tasks end to end, driven by the scripted planner (no
+network) and by a local model server speaking the OpenAI protocol: the demo
+shop and demo app receive exactly one sign-in, one payment, one note."""
+
+import pytest
+
+from nod.tasks.v1 import tasks_pb2 as pb
+from nod_tasks.adapters.models.scripted import DEMO_TASKS
+from nodtest.demo import shop_count
+
+from .support import (
+    begin,
+    ended,
+    say_yes_to_action,
+    say_yes_to_payment,
+    steps_of,
+    submit_code,
+    submit_security_code,
+    wait_for,
+    waiting,
+)
+
+FORM = waiting(pb.WAIT_KIND_PRIVATE_FORM)
+
+
+@pytest.fixture(params=["scripted", "model server"])
+async def tasks_stub(request, tasks_with, model_server, demo_person):
+    if request.param == "scripted":
+        return await tasks_with()
+    model_server.plan_as_scripted(demo_person.context(""))
+    return await tasks_with(model_url=model_server.url)
+
+
+async def sign_in(stub, person, task) -> pb.Task:
+    task = await wait_for(stub, person.meta, task.id, FORM)
+    assert task.wait.form_kind == pb.FORM_KIND_ONE_TIME_CODE
+    await submit_code(stub, person, task)
+    return task
+
+
+async def test_sign_in_with_the_saved_login_and_a_code(tasks_stub, demo_person, shop_site):
+    task = await begin(tasks_stub, demo_person, DEMO_TASKS["sign_in"])
+    await sign_in(tasks_stub, demo_person, task)
+    done = await wait_for(tasks_stub, demo_person.meta, task.id, ended)
+    assert done.state == pb.TASK_STATE_DONE, done.message
+    assert shop_count(shop_site, "login") == 1 and shop_count(shop_site, "otp") == 1
+    tools = [s.tool for s in await steps_of(tasks_stub, demo_person.meta, task.id)]
+    assert tools == [
+        "navigate",
+        "enter_saved_login",
+        "ask_private_form",
+        "enter_from_private_form",
+        "finish",
+    ]
+
+
+async def test_buy_with_a_payment_yes(tasks_stub, demo_person, shop_site):
+    task = await begin(tasks_stub, demo_person, DEMO_TASKS["buy"])
+    await sign_in(tasks_stub, demo_person, task)
+    asked = await wait_for(tasks_stub, demo_person.meta, task.id, waiting(pb.WAIT_KIND_PAYMENT))
+    assert "25.00 EUR" in asked.wait.prompt
+    await say_yes_to_payment(demo_person, asked)
+    code = await wait_for(tasks_stub, demo_person.meta, task.id, FORM)
+    assert code.wait.form_kind == pb.FORM_KIND_SECURITY_CODE
+    await submit_security_code(tasks_stub, demo_person, code)
+    done = await wait_for(tasks_stub, demo_person.meta, task.id, ended)
+    assert done.state == pb.TASK_STATE_DONE, done.message
+    assert "paid" in done.message
+    assert shop_count(shop_site, "login") == 1 and shop_count(shop_site, "checkout") == 1
+
+
+async def test_send_a_note_with_a_yes(tasks_stub, demo_person, webhook_app):
+    task = await begin(tasks_stub, demo_person, DEMO_TASKS["note"])
+    asked = await wait_for(tasks_stub, demo_person.meta, task.id, waiting(pb.WAIT_KIND_DECISION))
+    await say_yes_to_action(demo_person, asked)
+    done = await wait_for(tasks_stub, demo_person.meta, task.id, ended)
+    assert done.state == pb.TASK_STATE_DONE, done.message
+    assert [r["body"] for r in webhook_app.received] == [{"text": "hello from nod"}]
