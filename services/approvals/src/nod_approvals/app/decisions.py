@@ -25,7 +25,7 @@ from nod_approvals.domain.approvals import (
 )
 from nod_approvals.store import approvals as repo
 from nod_approvals.store import executions as executions_repo
-from nodkit import validation
+from nodkit import context, validation
 from nodkit.errors import Unavailable
 from nodkit.logging import get_logger
 
@@ -45,7 +45,7 @@ class Decisions:
         unmarked = unmarked_only(decision, confirmed_duplicate)
         # A caller that gives up mid-way must not leave a recorded yes
         # without its execution: the decision runs to its end regardless.
-        deciding = asyncio.ensure_future(self._decide(owner, approval_id, decision, unmarked))
+        deciding = context.run_detached(self._decide(owner, approval_id, decision, unmarked))
         deciding.add_done_callback(_retrieve_outcome)
         return await asyncio.shield(deciding)
 

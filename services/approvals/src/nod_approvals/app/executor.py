@@ -19,6 +19,7 @@ from nod_approvals.app.changes import ChangeFeed
 from nod_approvals.app.sending import Execution, Progress, send_once
 from nod_approvals.domain.approvals import Outcome, instance, not_run, uncertain
 from nod_approvals.store import executions as repo
+from nodkit import context
 from nodkit.logging import get_logger
 
 log = get_logger("nod_approvals.execution")
@@ -66,7 +67,7 @@ class Executor:
 
     async def run(self, execution: Execution) -> None:
         """Runs it to its end; a cancelled caller stops waiting, not the run."""
-        task = asyncio.ensure_future(self._run(execution))
+        task = context.run_detached(self._run(execution))
         self._tasks[execution.id] = task
         task.add_done_callback(lambda _: self._forget(execution.id))
         await asyncio.shield(task)

@@ -101,9 +101,7 @@ class Claims:
         """A caller that goes away mid-transaction must not leave a grant (and
         a destroyed one-time entry) that nobody holds: the transaction runs to
         its end, and a grant nobody is waiting for is ended at once."""
-        granting = asyncio.get_running_loop().create_task(
-            self._claim_with_one_time_entry(owner, request), context=context.detached_context()
-        )
+        granting = context.run_detached(self._claim_with_one_time_entry(owner, request))
         try:
             return await asyncio.shield(granting)
         except asyncio.CancelledError:
@@ -119,9 +117,7 @@ class Claims:
             self._undelivered(owner, outcome.claim)
 
     def _undelivered(self, owner: str, record: ClaimRecord) -> None:
-        ending = asyncio.get_running_loop().create_task(
-            self._end_undelivered(owner, record), context=context.detached_context()
-        )
+        ending = context.run_detached(self._end_undelivered(owner, record))
         self._endings.add(ending)
         ending.add_done_callback(self._endings.discard)
 
