@@ -58,9 +58,11 @@ def tasks_settings(database_url, service_token, peers: Peers, **overrides) -> Ta
 
 
 @pytest.fixture
-async def tasks_with(tasks_migrated, service_token, peers, log_tee):
+async def tasks_with(tasks_migrated, service_token, peers, log_tee, db):
     """start(**settings) -> a TasksService stub of a fresh in-process tasks
-    service (its own instance id unless given); stopped after the test."""
+    service (its own instance id unless given); stopped after the test, and
+    the test's live tasks with it (the queue is shared: a task left queued
+    would be run by the next test's service)."""
     started = []
 
     async def start(**overrides):
@@ -75,6 +77,10 @@ async def tasks_with(tasks_migrated, service_token, peers, log_tee):
     for running, channel in reversed(started):
         await channel.close()
         await running.stop()
+    await db.execute(
+        "UPDATE tasks.tasks SET state = 'stopped', runner_instance = NULL, wait = NULL"
+        " WHERE state IN ('queued', 'running', 'waiting')"
+    )
 
 
 @pytest.fixture

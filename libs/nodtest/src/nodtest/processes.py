@@ -30,7 +30,10 @@ def run_migrate(module: str, env: dict[str, str]) -> None:
 
 async def wait_until_serving(address: str, timeout_s: float = 30.0) -> None:
     deadline = asyncio.get_running_loop().time() + timeout_s
-    async with grpc.aio.insecure_channel(address) as channel:
+    # Reconnect quickly: the default backoff (1 s, then longer) would add
+    # seconds after a process that was still starting refused the first try.
+    options = [("grpc.initial_reconnect_backoff_ms", 50), ("grpc.max_reconnect_backoff_ms", 200)]
+    async with grpc.aio.insecure_channel(address, options=options) as channel:
         stub = health_pb2_grpc.HealthStub(channel)
         while True:
             try:

@@ -5,6 +5,7 @@ answer is ever half-received."""
 
 import email.utils
 import json
+import logging
 import time
 from typing import Any
 
@@ -15,6 +16,8 @@ from nod_tasks.domain.model import ModelReply, ModelRequest, ToolCall
 from nod_tasks.domain.retry import ModelFailure
 
 MAX_DETAIL = 300
+# httpx logs every request's URL at INFO; a provider's URL may carry a key.
+logging.getLogger("httpx").setLevel(logging.WARNING)
 
 
 class OpenAICompatible:
