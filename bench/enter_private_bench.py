@@ -33,7 +33,7 @@ from nod.browser.v1 import browser_pb2 as bpb
 from nod.browser.v1 import browser_pb2_grpc
 from nod.claims.v1 import claims_pb2 as cpb
 from nod.claims.v1 import claims_pb2_grpc
-from nod_browser.chromium import Chromium
+from nod_browser.adapters.chromium import Chromium
 from nodkit.client import call_metadata, open_channel
 from nodtest.database import create_test_database, drop_test_database
 from nodtest.processes import free_port, run_migrate, wait_until_serving

@@ -6,55 +6,19 @@ import signal
 import grpc
 import pytest
 
-from nod.browser.v1 import browser_pb2_grpc
 from nod.claims.v1 import claims_pb2
-from nodkit.client import NodRpcError, open_channel
+from nodkit.client import NodRpcError
 from nodtest.browser import (
     browser_login,
     browser_open,
     browser_read,
-    browser_settings,
     claims_of_task,
     control_ref,
     enter_request,
     put_shop_login,
-    start_browser,
 )
 from nodtest.claims import CANARY_PASSWORD
 from nodtest.demo import SHOP_USERNAME, shop_count
-from nodtest.processes import ServiceProcess, free_port, wait_until_serving
-
-
-@pytest.fixture
-async def doomed_claims(claims_migrated, service_env, tmp_path):
-    """A claims service process of its own, for a test to stop."""
-    address = f"127.0.0.1:{free_port()}"
-    env = service_env | {"NOD_CLAIMS_LISTEN": address, "NOD_INSTANCE_ID": "claims-doomed"}
-    process = ServiceProcess("nod_claims", env, tmp_path / "claims.log")
-    process.start()
-    process.address = address
-    await wait_until_serving(address)
-    yield process
-    process.stop()
-
-
-@pytest.fixture
-async def browser_with(browser_chromium, service_token):
-    """Starts extra browser services (own settings) and stops them after the test."""
-    started = []
-
-    async def start(claims_addr, **overrides):
-        running = await start_browser(
-            browser_settings(claims_addr, service_token, **overrides), browser_chromium
-        )
-        started.append(running)
-        channel = open_channel(f"127.0.0.1:{running.port}")
-        started.append(channel)
-        return browser_pb2_grpc.BrowserServiceStub(channel)
-
-    yield start
-    for thing in reversed(started):
-        await (thing.close() if hasattr(thing, "close") else thing.stop(0))
 
 
 async def test_no_claims_service_means_nothing_is_typed_or_submitted(

@@ -17,7 +17,6 @@ from nodtest.logcapture import LogTee
 pytest_plugins = [
     "nodtest.mail",
     "nodtest.approvals",
-    "nodtest.browser",
     "nodtest.payments",
     "nodtest.demo",
 ]

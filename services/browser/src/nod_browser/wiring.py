@@ -3,12 +3,12 @@ live sessions, the claims client, the servicer; the boot release (before
 SERVING) and the holder lease renewal (G12). Nothing else constructs them."""
 
 from nod.browser.v1 import browser_pb2, browser_pb2_grpc
-from nod_browser.chromium import Chromium
-from nod_browser.claims_client import ClaimsClient
-from nod_browser.lease import release_previous_life
-from nod_browser.private_entry import PrivateEntries
-from nod_browser.servicer import BrowserServicer
-from nod_browser.sessions import Sessions
+from nod_browser.adapters.chromium import Chromium
+from nod_browser.adapters.claims_client import ClaimsClient
+from nod_browser.api.browser import BrowserServicer
+from nod_browser.app.private_entry import PrivateEntries
+from nod_browser.app.sessions import Sessions
+from nod_browser.recovery import release_previous_life
 from nod_browser.settings import BrowserSettings
 from nodkit.background import every
 from nodkit.service import GrpcService, Service

@@ -3,15 +3,21 @@ private field's value; this side masks those again and runs every string
 through nodkit's redactor, so nothing shaped like a card number gets out."""
 
 import asyncio
+import json
 import pathlib
 
 from playwright.async_api import Error, Page
 
+from nod_browser.domain.private_fields import rules_for_the_page
 from nodkit.errors import Unavailable
 from nodkit.redaction import redact_value
 
 HERE = pathlib.Path(__file__).parent
-PRIVATE_FIELD = (HERE / "private_field.js").read_text()
+PRIVATE_FIELD = (
+    (HERE / "private_field.js")
+    .read_text()
+    .replace("__PRIVATE_FIELD_RULES__", json.dumps(rules_for_the_page()))
+)
 SCRIPT = (HERE / "read_page.js").read_text().replace("__PRIVATE_FIELD__", PRIVATE_FIELD)
 ATTEMPTS = 3
 

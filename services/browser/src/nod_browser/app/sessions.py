@@ -44,7 +44,8 @@ class Session:
         try:
             return await task
         except asyncio.CancelledError:
-            if asyncio.current_task().cancelling():
+            caller = asyncio.current_task()
+            if caller is not None and caller.cancelling():
                 raise  # our own caller went away
             raise FailedPrecondition(
                 "the session was closed while this call ran", reason="SESSION_CLOSED"

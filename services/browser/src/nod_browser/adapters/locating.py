@@ -1,17 +1,10 @@
-"""Targets: an element ref from ReadPage ("e12") or a CSS selector. A target
-must name exactly one element: a private value never goes into a guess."""
+"""Finding a target on the page: exactly one element, or a refusal naming the
+field (nothing is claimed or typed on a guess)."""
 
 from playwright.async_api import Error, Locator, Page
 
-from nod_browser.domain import REF
+from nod_browser.domain.targets import selector_for
 from nodkit.errors import FailedPrecondition, InvalidArgument
-
-
-def selector_for(target: str) -> str:
-    if REF.fullmatch(target):
-        return f'[data-nod-ref="{target}"]'
-    # CSS only: Playwright's text=/xpath= engines would let a target match loosely.
-    return f"css={target}"
 
 
 async def locate_one(page: Page, field: str, target: str) -> Locator:

@@ -1,26 +1,16 @@
-"""The non-private actions: open a session, go to an address, click, type."""
-
-from urllib.parse import urlsplit
+"""A session's non-private actions: open it, go to an address, click, type,
+and read the page."""
 
 from playwright.async_api import Error
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-from nod_browser.chromium import Chromium
-from nod_browser.page_reader import PRIVATE_FIELD, settle
-from nod_browser.request_guard import send_unsafe_requests_once
-from nod_browser.sessions import Session, Sessions
+from nod_browser.adapters.chromium import Chromium
+from nod_browser.adapters.locating import locate_one
+from nod_browser.adapters.page_reader import PRIVATE_FIELD, read_page, settle
+from nod_browser.adapters.request_guard import send_unsafe_requests_once
+from nod_browser.app.sessions import Session, Sessions
 from nod_browser.settings import BrowserSettings
-from nod_browser.targets import locate_one
 from nodkit.errors import FailedPrecondition, InvalidArgument, Unavailable
-
-MAX_URL = 4096
-
-
-def check_url(url: str) -> str:
-    parts = urlsplit(url.strip())
-    if len(url) > MAX_URL or parts.scheme not in ("http", "https") or not parts.hostname:
-        raise InvalidArgument("url", "must be an http or https address")
-    return url.strip()
 
 
 async def open_session(
@@ -82,3 +72,9 @@ async def type_text(session: Session, target: str, text: str, settings: BrowserS
         raise FailedPrecondition(
             "target: the element does not take text", reason="NOT_EDITABLE"
         ) from None
+
+
+async def read(session: Session, settings: BrowserSettings) -> dict:
+    return await read_page(
+        session.page, max_text=settings.max_page_text, timeout_s=settings.action_timeout_s
+    )

@@ -1,22 +1,34 @@
-"""The claims side of one private entry: look for an earlier claim of the
-operation, claim it, end it. Reads may be repeated; Claim, MarkSubmitted and
+"""The claims side of one private entry: look for the operation's earlier
+claim, claim it, end it. Reads may be repeated; Claim, MarkSubmitted and
 MarkUncertain are each called once and never retried (G4, G5)."""
 
 import asyncio
 from collections import Counter
 from contextlib import contextmanager
 
+import grpc
+
 from nod.claims.v1 import claims_pb2
-from nod_browser.claim_errors import refusal_for, unrecorded
-from nod_browser.claims_client import ClaimsClient
-from nod_browser.domain import EntryRequest
-from nod_browser.sessions import Session
+from nod_browser.adapters.claim_errors import refusal_for
+from nod_browser.adapters.claims_client import ClaimsClient
+from nod_browser.app.sessions import Session
+from nod_browser.domain.entry import EntryRequest
 from nodkit.client import NodRpcError
-from nodkit.errors import AlreadyExists
+from nodkit.errors import Unavailable
 from nodkit.logging import get_logger
 
 log = get_logger("nod_browser.entry_claims")
 LOST_GRANT = "the runner lost the claims service's answer; nothing was typed"
+
+
+def unrecorded(claim_id: str, what: str) -> Unavailable:
+    """The entry ended but the claims service did not record how: the claim
+    stays RUNNING until this runner restarts (then UNCERTAIN)."""
+    return Unavailable(
+        f"{what}, but the claims service did not record it; treat the entry as uncertain",
+        reason="CLAIM_END_NOT_RECORDED",
+        claim_id=claim_id,
+    )
 
 
 class EntryClaims:
@@ -38,17 +50,14 @@ class EntryClaims:
 
     async def earlier_claim(self, session: Session, request: EntryRequest):
         """A resend is answered from the record, without touching the page
-        (which may still be waiting for the first submission's answer)."""
+        (which may still be waiting for the first submission's answer). The
+        claims service refuses an operation id reused for another entry."""
         try:
-            claim = await self._claims.find(session.owner, session.task_id, request.operation_id)
-        except NodRpcError:
+            return await self._claims.find(session.owner, request, session.task_id)
+        except NodRpcError as error:
+            if error.code == grpc.StatusCode.ALREADY_EXISTS:
+                raise refusal_for(error) from None
             return None  # the Claim call decides
-        if claim is not None and claim.item_id != request.item_id:
-            raise AlreadyExists(
-                "operation_id was already used for a different entry; use a new operation id",
-                reason="OPERATION_ID_REUSED",
-            )
-        return claim
 
     async def claim(self, session: Session, request: EntryRequest, origin: str):
         try:
@@ -56,23 +65,25 @@ class EntryClaims:
         except NodRpcError as error:
             log.warning("entry.claim_failed", status=error.code.name, reason=error.reason)
             if error.may_have_happened:
-                await asyncio.shield(self._settle_lost_grant(session, request.operation_id))
+                await asyncio.shield(self._settle_lost_grant(session, request))
             raise refusal_for(error) from None
         except asyncio.CancelledError:
-            await asyncio.shield(self._settle_lost_grant(session, request.operation_id))
+            await asyncio.shield(self._settle_lost_grant(session, request))
             raise
 
-    async def _settle_lost_grant(self, session: Session, operation_id: str) -> None:
+    async def _settle_lost_grant(self, session: Session, request: EntryRequest) -> None:
         """A Claim without a definite answer may have been granted to us with
         nobody to type it: end it UNCERTAIN now (one look, no retry) instead of
         leaving it RUNNING until this runner restarts."""
-        if self._active[(session.owner, operation_id)] > 1:
+        if self._active[(session.owner, request.operation_id)] > 1:
             return  # another call of ours may be typing it right now
         try:
-            claim = await self._claims.find(
-                session.owner, session.task_id, operation_id, claims_pb2.CLAIM_STATE_RUNNING
-            )
-            if claim is not None and claim.holder == self._claims.holder:
+            claim = await self._claims.find(session.owner, request, session.task_id)
+            if (
+                claim is not None
+                and claim.state == claims_pb2.CLAIM_STATE_RUNNING
+                and claim.holder == self._claims.holder
+            ):
                 await self._claims.mark_uncertain(session.owner, claim.id, LOST_GRANT)
                 log.warning("entry.lost_grant_settled", claim_id=claim.id)
         except NodRpcError as error:

@@ -11,9 +11,10 @@ from dataclasses import dataclass
 from playwright.async_api import Error, Locator
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-from nod_browser.domain import MissingValue, value_for
+from nod_browser.domain.entry import MissingValue, value_for
+from nod_browser.domain.private_fields import ENTERED_ATTRIBUTE
 
-MARK_PRIVATE = "el => el.setAttribute('data-nod-private', '1')"
+MARK_PRIVATE = f"el => el.setAttribute('{ENTERED_ATTRIBUTE}', '1')"
 
 
 @dataclass(frozen=True)

@@ -12,13 +12,14 @@ import asyncio
 from dataclasses import dataclass
 
 from nod.claims.v1 import claims_pb2
-from nod_browser.claims_client import ClaimsClient
-from nod_browser.domain import EntryRequest, origin_of
-from nod_browser.entry_claims import EntryClaims
-from nod_browser.filling import Placement, fill_and_press, interrupted_reason
-from nod_browser.sessions import Session
+from nod_browser.adapters.claims_client import ClaimsClient
+from nod_browser.adapters.filling import Placement, fill_and_press, interrupted_reason
+from nod_browser.adapters.locating import locate_one
+from nod_browser.app.entry_claims import EntryClaims
+from nod_browser.app.sessions import Session
+from nod_browser.domain.addresses import origin_of
+from nod_browser.domain.entry import EntryRequest
 from nod_browser.settings import BrowserSettings
-from nod_browser.targets import locate_one
 from nodkit.errors import FailedPrecondition
 from nodkit.logging import get_logger
 
