@@ -1,7 +1,9 @@
 """The shop's HTML: plain forms, no JavaScript. Values a visitor submitted are
-never written back into a page (except the username, as a site would)."""
+never written back into a page (except the username, as a site would), but
+for the echo page, which a form in `echo` mode sends its visitor to."""
 
 from html import escape
+from urllib.parse import quote
 
 
 def layout(title: str, body: str, *, message: str = "", kind: str = "error") -> str:
@@ -77,4 +79,28 @@ def order(reference: str) -> str:
         f'<p>Your order reference is <span id="order-ref">{escape(reference)}</span>.</p>',
         message="Payment accepted",
         kind="success",
+    )
+
+
+def echo(query: str, fields: dict[str, str]) -> str:
+    """Everything received, shown back every way a careless site might: in
+    the title, a notice (as sent, URL-encoded), the text, HTML-escaped
+    source, form fields, a link's address (%20-encoded) and its text, and
+    a button; the address itself carries the values too."""
+    values = list(fields.values())
+    sent = "".join(f"<li>{escape(name)} = {escape(value)}</li>" for name, value in fields.items())
+    source = "".join(f"<code>{escape(escape(value))}</code> " for value in values)
+    kept = "".join(
+        f'<input name="sent{n}" type="text" value="{escape(value)}">'
+        for n, value in enumerate(values)
+    )
+    retry = "&".join(f"{quote(name)}={quote(value)}" for name, value in fields.items())
+    body = (
+        f"<p>You sent:</p><ul>{sent}</ul><p>Source: {source}</p>"
+        f'<form method="get" action="/login">{kept}</form>'
+        f'<a href="/login?{escape(retry)}">Try again as {escape(" ".join(values))}</a>'
+        f'<button type="button">Retry with {escape(values[0] if values else "")}</button>'
+    )
+    return layout(
+        f"We got {', '.join(values)}", body, message=f"Sorry, we could not process: {query}"
     )

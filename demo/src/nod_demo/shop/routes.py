@@ -123,6 +123,11 @@ async def checkout(request):
     return see_other(f"/orders/{state.new_order(visitor)}")
 
 
+@routes.get("/echo")
+async def echo(request):
+    return html(pages.echo(request.query_string, dict(request.query)), status=400)
+
+
 @routes.get("/orders/{reference}")
 async def order(request):
     reference = request.match_info["reference"]

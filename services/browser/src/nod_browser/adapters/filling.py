@@ -2,7 +2,8 @@
 
 The values are looked up (and a TOTP computed from its seed) before the first
 keystroke, so a value the item lacks stops the entry with nothing typed.
-They live only in this call's locals and the grant, which the caller clears.
+They live only in this call's locals and the grant, which the caller clears,
+and, as the pattern that masks them in page reads, in the session's memory.
 """
 
 import asyncio
@@ -11,8 +12,9 @@ from dataclasses import dataclass
 from playwright.async_api import Error, Locator
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-from nod_browser.domain.entry import MissingValue, value_for
+from nod_browser.domain.entry import SHOWN_BACK_FREELY, MissingValue, value_for
 from nod_browser.domain.private_fields import ENTERED_ATTRIBUTE
+from nod_browser.domain.shown_back import EnteredValues
 
 MARK_PRIVATE = f"el => el.setAttribute('{ENTERED_ATTRIBUTE}', '1')"
 
@@ -28,12 +30,16 @@ async def fill_and_press(
     places: list[Placement],
     submit: Locator | None,
     *,
+    entered: EnteredValues,
     action_timeout_s: float,
     deadline: float,
     progress: dict[str, str],
 ) -> None:
     timeout_ms = action_timeout_s * 1000
     values = [value_for(place.name, grant.secret_fields) for place in places]
+    for place, value in zip(places, values, strict=True):
+        if place.name not in SHOWN_BACK_FREELY:
+            entered.remember(value)  # before the first keystroke
     try:
         for place, value in zip(places, values, strict=True):
             progress["stage"] = f"filling {place.name}"

@@ -29,6 +29,6 @@ def session_to_pb(session: Session) -> pb.Session:
     return pb.Session(
         session_id=session.id,
         task_id=session.task_id,
-        url=redact_value(session.page.url),
+        url=redact_value(session.entered.mask(session.page.url)),
         created_at=to_proto(session.created_at),
     )

@@ -11,6 +11,7 @@ from nod_browser.adapters.request_guard import send_unsafe_requests_once
 from nod_browser.app.sessions import Session, Sessions
 from nod_browser.settings import BrowserSettings
 from nodkit.errors import FailedPrecondition, InvalidArgument, Unavailable
+from nodkit.redaction import redact_value
 
 
 async def open_session(
@@ -42,8 +43,10 @@ async def navigate(session: Session, url: str, settings: BrowserSettings) -> Non
         ) from None
     except Error as error:
         first_line = str(error).splitlines()[0] if str(error) else type(error).__name__
+        # Playwright's message names the address, which may carry a value shown back.
+        shown = redact_value(session.entered.mask(first_line))
         raise FailedPrecondition(
-            f"the page could not be loaded ({first_line})", reason="NAVIGATION_FAILED"
+            f"the page could not be loaded ({shown})", reason="NAVIGATION_FAILED"
         ) from None
 
 
@@ -76,5 +79,9 @@ async def type_text(session: Session, target: str, text: str, settings: BrowserS
 
 async def read(session: Session, settings: BrowserSettings) -> dict:
     return await read_page(
-        session.page, max_text=settings.max_page_text, timeout_s=settings.action_timeout_s
+        session.page,
+        mask=session.entered.mask,
+        reach=session.entered.reach,
+        max_text=settings.max_page_text,
+        timeout_s=settings.action_timeout_s,
     )

@@ -80,6 +80,7 @@ class PrivateEntries:
                     grant,
                     places,
                     submit,
+                    entered=session.entered,
                     action_timeout_s=self._settings.action_timeout_s,
                     deadline=deadline,
                     progress=progress,
