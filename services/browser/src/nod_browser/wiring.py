@@ -6,6 +6,7 @@ from nod.browser.v1 import browser_pb2, browser_pb2_grpc
 from nod_browser.adapters.chromium import Chromium
 from nod_browser.adapters.claims_client import ClaimsClient
 from nod_browser.api.browser import BrowserServicer
+from nod_browser.app.claim_ends import ClaimEnds
 from nod_browser.app.private_entry import PrivateEntries
 from nod_browser.app.sessions import Sessions
 from nod_browser.recovery import release_previous_life
@@ -28,7 +29,8 @@ async def build(settings: BrowserSettings, *, chromium: Chromium | None = None) 
         settings.claims_timeout_s,
     )
     sessions = Sessions(settings.max_sessions)
-    entries = PrivateEntries(claims, settings)
+    ends = ClaimEnds(claims, settings.end_retry_first_s, settings.end_retry_max_s)
+    entries = PrivateEntries(claims, ends, settings)
 
     async def renew() -> None:
         # Well inside the claims service's lease ttl; a failed round is tried again.
@@ -36,6 +38,7 @@ async def build(settings: BrowserSettings, *, chromium: Chromium | None = None) 
 
     async def close() -> None:
         await sessions.close_all()  # in-flight entries end UNCERTAIN first
+        await ends.close()  # what is still unrecorded, the next boot's release ends
         await claims.close()
         if own_chromium:
             await browser.close()

@@ -1,6 +1,7 @@
 """The claims side of one private entry: look for the operation's earlier
-claim, claim it, end it. Reads may be repeated; Claim, MarkSubmitted and
-MarkUncertain are each called once and never retried (G4, G5)."""
+claim, claim it, end it. Reads may be repeated; Claim is called once and
+never retried (G4, G5). An end the claims service did not record is told
+again in the background (claim_ends.py), never by entering again."""
 
 import asyncio
 from collections import Counter
@@ -11,9 +12,10 @@ import grpc
 from nod.claims.v1 import claims_pb2
 from nod_browser.adapters.claim_errors import refusal_for
 from nod_browser.adapters.claims_client import ClaimsClient
+from nod_browser.app.claim_ends import ClaimEnds
 from nod_browser.app.sessions import Session
 from nod_browser.domain.entry import EntryRequest
-from nodkit.client import NodRpcError
+from nodkit.client import DEFINITE_REFUSALS, NodRpcError
 from nodkit.errors import Unavailable
 from nodkit.logging import get_logger
 
@@ -22,8 +24,8 @@ LOST_GRANT = "the runner lost the claims service's answer; nothing was typed"
 
 
 def unrecorded(claim_id: str, what: str) -> Unavailable:
-    """The entry ended but the claims service did not record how: the claim
-    stays RUNNING until this runner restarts (then UNCERTAIN)."""
+    """The entry ended but the claims service did not record how (yet): the
+    claim stays RUNNING until the runner's later tries record it."""
     return Unavailable(
         f"{what}, but the claims service did not record it; treat the entry as uncertain",
         reason="CLAIM_END_NOT_RECORDED",
@@ -32,8 +34,9 @@ def unrecorded(claim_id: str, what: str) -> Unavailable:
 
 
 class EntryClaims:
-    def __init__(self, claims: ClaimsClient) -> None:
+    def __init__(self, claims: ClaimsClient, ends: ClaimEnds) -> None:
         self._claims = claims
+        self._ends = ends
         # (person, operation id) of entries this runner is working on now.
         self._active: Counter[tuple[str, str]] = Counter()
 
@@ -84,7 +87,7 @@ class EntryClaims:
                 and claim.state == claims_pb2.CLAIM_STATE_RUNNING
                 and claim.holder == self._claims.holder
             ):
-                await self._claims.mark_uncertain(session.owner, claim.id, LOST_GRANT)
+                await self._end(session.owner, claim.id, LOST_GRANT)
                 log.warning("entry.lost_grant_settled", claim_id=claim.id)
         except NodRpcError as error:
             log.warning("entry.lost_grant_unsettled", status=error.code.name)
@@ -92,10 +95,17 @@ class EntryClaims:
     async def finish(self, owner: str, claim_id: str, uncertain_reason: str | None):
         """SUBMITTED (reason None) or UNCERTAIN; the claim as it ended."""
         try:
-            if uncertain_reason is None:
-                return await self._claims.mark_submitted(owner, claim_id)
-            return await self._claims.mark_uncertain(owner, claim_id, uncertain_reason)
+            return await self._end(owner, claim_id, uncertain_reason)
         except NodRpcError as error:
             log.error("entry.end_not_recorded", claim_id=claim_id, status=error.code.name)
             what = "the values were submitted" if uncertain_reason is None else "it was interrupted"
             raise unrecorded(claim_id, what) from None
+
+    async def _end(self, owner: str, claim_id: str, uncertain_reason: str | None):
+        """Records the end now; if the claims service may not have, keeps trying."""
+        try:
+            return await self._ends.record(owner, claim_id, uncertain_reason)
+        except NodRpcError as error:
+            if error.code not in DEFINITE_REFUSALS:
+                self._ends.keep_trying(owner, claim_id, uncertain_reason)
+            raise

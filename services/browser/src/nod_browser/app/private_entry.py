@@ -15,6 +15,7 @@ from nod.claims.v1 import claims_pb2
 from nod_browser.adapters.claims_client import ClaimsClient
 from nod_browser.adapters.filling import Placement, fill_and_press, interrupted_reason
 from nod_browser.adapters.locating import locate_one
+from nod_browser.app.claim_ends import ClaimEnds
 from nod_browser.app.entry_claims import EntryClaims
 from nod_browser.app.sessions import Session
 from nod_browser.domain.addresses import origin_of
@@ -34,8 +35,8 @@ class EntryResult:
 
 
 class PrivateEntries:
-    def __init__(self, claims: ClaimsClient, settings: BrowserSettings) -> None:
-        self._claims = EntryClaims(claims)
+    def __init__(self, claims: ClaimsClient, ends: ClaimEnds, settings: BrowserSettings) -> None:
+        self._claims = EntryClaims(claims, ends)
         self._settings = settings
 
     async def enter(self, session: Session, request: EntryRequest) -> EntryResult:
