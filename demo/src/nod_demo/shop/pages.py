@@ -45,6 +45,21 @@ def one_time_code(message: str = "") -> str:
     return layout("Enter your one-time code", form, message=message)
 
 
+def pin() -> str:
+    """A PIN step whose fields say nothing of being private (no password type,
+    no telling name), one of them inside a widget's shadow root (declarative,
+    so still no JavaScript)."""
+    form = (
+        '<form id="pin-form" method="post" action="/pin">'
+        '<label for="pin">PIN</label><input id="pin" name="pin" inputmode="numeric">'
+        '<div id="widget"><template shadowrootmode="open">'
+        '<label for="widget-pin">PIN again</label>'
+        '<input id="widget-pin" name="widget_pin" inputmode="numeric">'
+        "</template></div></form>"
+    )
+    return layout("Enter your PIN", form)
+
+
 def account(username: str) -> str:
     return layout("Your account", f"<p>Signed in as {escape(username)}</p>")
 

@@ -85,6 +85,11 @@ async def otp(request):
     return see_other("/account")
 
 
+@routes.get("/pin")
+async def pin_page(request):
+    return html(pages.pin())
+
+
 @routes.get("/account")
 async def account(request):
     username = state_of(request).signed_in.get(request.cookies.get(COOKIE, ""))

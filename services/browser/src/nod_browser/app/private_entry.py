@@ -9,12 +9,13 @@ the caller going away) ends in MarkUncertain, shielded from cancellation.
 """
 
 import asyncio
+import contextlib
 from dataclasses import dataclass
 
 from nod.claims.v1 import claims_pb2
 from nod_browser.adapters.claims_client import ClaimsClient
 from nod_browser.adapters.filling import Placement, fill_and_press, interrupted_reason
-from nod_browser.adapters.locating import locate_one
+from nod_browser.adapters.locating import locate_all
 from nod_browser.app.claim_ends import ClaimEnds
 from nod_browser.app.entry_claims import EntryClaims
 from nod_browser.app.sessions import Session
@@ -40,10 +41,18 @@ class PrivateEntries:
         self._settings = settings
 
     async def enter(self, session: Session, request: EntryRequest) -> EntryResult:
-        earlier = await self._claims.earlier_claim(session, request)
+        # The targets are found while the claims service is asked for an
+        # earlier claim; a resend is answered from the record whatever the page shows.
+        finding = asyncio.ensure_future(self._find_targets(session, request))
+        try:
+            earlier = await self._claims.earlier_claim(session, request)
+        except BaseException:
+            await _discard(finding)
+            raise
         if earlier is not None:
+            await _discard(finding)
             return EntryResult(earlier, entered=False)
-        origin, places, submit = await self._find_targets(session, request)
+        origin, places, submit = await finding
         with self._claims.working_on(session, request.operation_id):
             grant = await self._claims.claim(session, request, origin)
             if not grant.granted:
@@ -55,20 +64,21 @@ class PrivateEntries:
         origin = origin_of(session.page.url)
         if origin is None:
             raise FailedPrecondition("navigate to the site first", reason="NO_ORIGIN")
+        targets = {f"fields.{name}": target for name, target in sorted(request.fields.items())}
+        if request.submit:
+            targets["submit"] = request.submit
         try:
             async with asyncio.timeout(self._settings.action_timeout_s):
-                places = [
-                    Placement(name, await locate_one(session.page, f"fields.{name}", target))
-                    for name, target in sorted(request.fields.items())
-                ]
-                submit = None
-                if request.submit:
-                    submit = await locate_one(session.page, "submit", request.submit)
+                found = await locate_all(session.page, targets)
         except TimeoutError:
             raise FailedPrecondition(
                 "the page is still loading; read it again", reason="PAGE_BUSY"
             ) from None
-        return origin, places, submit
+        places = [
+            Placement(name, target, found[f"fields.{name}"])
+            for name, target in sorted(request.fields.items())
+        ]
+        return origin, places, found.get("submit")
 
     async def _enter_granted(self, session, grant, places, submit) -> claims_pb2.Claim:
         claim_id = grant.claim.id
@@ -78,6 +88,7 @@ class PrivateEntries:
             deadline = asyncio.get_running_loop().time() + self._settings.entry_timeout_s
             async with asyncio.timeout_at(deadline):
                 await fill_and_press(
+                    session.page,
                     grant,
                     places,
                     submit,
@@ -94,3 +105,10 @@ class PrivateEntries:
             grant.secret_fields.clear()
         log.info("entry.submitted", claim_id=claim_id, pressed=submit is not None)
         return await asyncio.shield(self._claims.finish(session.owner, claim_id, None))
+
+
+async def _discard(task: asyncio.Future) -> None:
+    """Stops work whose answer is no longer wanted (a read of the page)."""
+    task.cancel()
+    with contextlib.suppress(Exception, asyncio.CancelledError):
+        await task

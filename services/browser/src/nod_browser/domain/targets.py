@@ -1,5 +1,5 @@
 """Targets: an element ref from ReadPage ("e12") or a CSS selector, and the
-selector each one stands for. A target must name exactly one element: a
+selectors each one stands for. A target must name exactly one element: a
 private value never goes into a guess."""
 
 import re
@@ -18,11 +18,16 @@ def check_target(field: str, target: str) -> str:
     return target.strip()
 
 
-def ref_selector(ref: str) -> str:
-    return f'[data-nod-ref="{ref}"]'
+def is_ref(target: str) -> bool:
+    return REF.fullmatch(target) is not None
+
+
+def dom_selector(target: str) -> str:
+    """The selector as the page itself takes it (document.querySelectorAll)."""
+    return f'[data-nod-ref="{target}"]' if is_ref(target) else target
 
 
 def selector_for(target: str) -> str:
-    """The Playwright selector: CSS only, since Playwright's text= and xpath=
-    engines would let a target match loosely."""
-    return ref_selector(target) if REF.fullmatch(target) else f"css={target}"
+    """Playwright's selector: CSS only, since its text= and xpath= engines
+    would let a target match loosely."""
+    return dom_selector(target) if is_ref(target) else f"css={target}"
