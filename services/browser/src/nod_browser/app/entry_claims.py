@@ -52,9 +52,9 @@ class EntryClaims:
                 del self._active[key]
 
     async def earlier_claim(self, session: Session, request: EntryRequest):
-        """A resend is answered from the record, without touching the page
-        (which may still be waiting for the first submission's answer). The
-        claims service refuses an operation id reused for another entry."""
+        """The operation's claim, for a resend the page can no longer take
+        (it moved on after the first submission). The claims service refuses
+        an operation id reused for another entry."""
         try:
             return await self._claims.find(session.owner, request, session.task_id)
         except NodRpcError as error:
@@ -66,6 +66,12 @@ class EntryClaims:
         try:
             return await self._claims.claim(session.owner, request, origin, session.task_id)
         except NodRpcError as error:
+            if error.code == grpc.StatusCode.ALREADY_EXISTS:
+                # Claim compares the page's origin too; a resend from a page
+                # that moved to another origin is still answered from the record.
+                earlier = await self.earlier_claim(session, request)
+                if earlier is not None:
+                    return claims_pb2.ClaimResponse(granted=False, claim=earlier)
             log.warning("entry.claim_failed", status=error.code.name, reason=error.reason)
             if error.may_have_happened:
                 await asyncio.shield(self._settle_lost_grant(session, request))

@@ -1,15 +1,15 @@
 """EnterPrivate: a claim first, then fill and submit, then a definite end.
 
-A resend is answered from the operation's existing claim. Otherwise every
-target is found on the page before anything is claimed, so a bad target
-costs nothing. Claim (holder = this runner, origin = the page's): not granted
-touches nothing. Granted: fill, press submit once, MarkSubmitted. Whatever
+Every target is found on the page before anything is claimed, so a bad
+target costs nothing. Claim (holder = this runner, origin = the page's): not
+granted (a resend, or a concurrent call of the same operation) touches
+nothing; a resend whose targets are gone is answered from the record
+(FindClaim). Granted: fill, press submit once, MarkSubmitted. Whatever
 stops it before the submit click completed (an error, the deadline, Stop,
 the caller going away) ends in MarkUncertain, shielded from cancellation.
 """
 
 import asyncio
-import contextlib
 from dataclasses import dataclass
 
 from nod.claims.v1 import claims_pb2
@@ -22,7 +22,7 @@ from nod_browser.app.sessions import Session
 from nod_browser.domain.addresses import origin_of
 from nod_browser.domain.entry import EntryRequest
 from nod_browser.settings import BrowserSettings
-from nodkit.errors import FailedPrecondition
+from nodkit.errors import DomainError, FailedPrecondition
 from nodkit.logging import get_logger
 
 log = get_logger("nod_browser.private_entry")
@@ -41,19 +41,17 @@ class PrivateEntries:
         self._settings = settings
 
     async def enter(self, session: Session, request: EntryRequest) -> EntryResult:
-        # The targets are found while the claims service is asked for an
-        # earlier claim; a resend is answered from the record whatever the page shows.
-        finding = asyncio.ensure_future(self._find_targets(session, request))
         try:
+            origin, places, submit = await self._find_targets(session, request)
+        except DomainError:
+            # The page moved on (or never had them). A resend is answered
+            # from the record; anything else is refused as the page stands.
             earlier = await self._claims.earlier_claim(session, request)
-        except BaseException:
-            await _discard(finding)
+            if earlier is not None:
+                return EntryResult(earlier, entered=False)
             raise
-        if earlier is not None:
-            await _discard(finding)
-            return EntryResult(earlier, entered=False)
-        origin, places, submit = await finding
         with self._claims.working_on(session, request.operation_id):
+            # Claim answers a resend too: not granted, the claim as it stands.
             grant = await self._claims.claim(session, request, origin)
             if not grant.granted:
                 log.info("entry.not_granted", claim_id=grant.claim.id, state=grant.claim.state)
@@ -105,10 +103,3 @@ class PrivateEntries:
             grant.secret_fields.clear()
         log.info("entry.submitted", claim_id=claim_id, pressed=submit is not None)
         return await asyncio.shield(self._claims.finish(session.owner, claim_id, None))
-
-
-async def _discard(task: asyncio.Future) -> None:
-    """Stops work whose answer is no longer wanted (a read of the page)."""
-    task.cancel()
-    with contextlib.suppress(Exception, asyncio.CancelledError):
-        await task
