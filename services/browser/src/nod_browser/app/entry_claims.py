@@ -82,8 +82,8 @@ class EntryClaims:
 
     async def _settle_lost_grant(self, session: Session, request: EntryRequest) -> None:
         """A Claim without a definite answer may have been granted to us with
-        nobody to type it: end it UNCERTAIN now (one look, no retry) instead of
-        leaving it RUNNING until this runner restarts."""
+        nobody to type it: end it UNCERTAIN now (one look) instead of leaving
+        it RUNNING; an end the claims service can't take now is told again later."""
         if self._active[(session.owner, request.operation_id)] > 1:
             return  # another call of ours may be typing it right now
         try:
