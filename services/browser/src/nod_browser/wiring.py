@@ -1,6 +1,7 @@
 """Builds the browser runner from its settings: one Chromium per process, the
-live sessions, the claims client, the servicer; the boot release (before
-SERVING) and the holder lease renewal (G12). Nothing else constructs them."""
+live sessions, the claims client (and the ends it still has to record), the
+servicer; the boot release (before SERVING) and the holder lease renewal
+(G12). Nothing else constructs them."""
 
 from nod.browser.v1 import browser_pb2, browser_pb2_grpc
 from nod_browser.adapters.chromium import Chromium

@@ -21,13 +21,12 @@ async def locate_all(page: Page, targets: dict[str, str]) -> dict[str, Locator]:
     """`targets`: field -> target, checked in that order."""
     refs = [field for field, target in targets.items() if is_ref(target)]
     selectors = [field for field in targets if field not in refs]
-    counted = await asyncio.gather(
+    ref_counts, css_counts = await asyncio.gather(
         _count_refs(page, [targets[field] for field in refs]),
-        *(_count_css(page, targets[field]) for field in selectors),
+        asyncio.gather(*(_count_css(page, targets[field]) for field in selectors)),
     )
-    counts = dict(zip(refs, counted[0], strict=True)) | dict(
-        zip(selectors, counted[1:], strict=True)
-    )
+    counts: dict[str, int | None] = dict(zip(refs, ref_counts, strict=True))
+    counts.update(zip(selectors, css_counts, strict=True))
     for field, target in targets.items():
         _check_count(field, target, counts[field])
     return {field: page.locator(selector_for(target)) for field, target in targets.items()}
