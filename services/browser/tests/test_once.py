@@ -140,3 +140,26 @@ async def test_an_operation_id_reused_for_another_entry_is_refused(
     error = NodRpcError(failure.value)
     assert error.code == grpc.StatusCode.ALREADY_EXISTS
     assert error.reason == "OPERATION_ID_REUSED"
+
+
+async def test_a_resend_from_a_page_of_another_origin_is_answered_from_the_record(
+    browser_stub, vault_stub, as_person, shop_site
+):
+    item, session_id, page = await login_page(browser_stub, vault_stub, as_person, shop_site)
+    operation_id = op_id()
+    first = await browser_login(
+        browser_stub, as_person, session_id, page, item.id, operation_id=operation_id
+    )
+    elsewhere = shop_site.url.replace("127.0.0.1", "localhost") + "/login"
+    moved = await browser_stub.Navigate(
+        pb.NavigateRequest(session_id=session_id, url=elsewhere), metadata=as_person
+    )
+
+    again = await browser_login(
+        browser_stub, as_person, session_id, moved.page, item.id, operation_id=operation_id
+    )
+
+    assert moved.page.url.startswith("http://localhost:") and moved.page.login_form_present
+    assert not again.entered and again.claim.id == first.claim.id
+    assert again.claim.state == claims_pb2.CLAIM_STATE_SUBMITTED
+    assert shop_count(shop_site, "login") == 1
