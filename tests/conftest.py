@@ -10,7 +10,7 @@ from nod.browser.v1 import browser_pb2_grpc
 from nod.claims.v1 import claims_pb2_grpc
 from nod.payments.v1 import payments_pb2_grpc
 from nod_browser import wiring as browser_wiring
-from nod_browser.chromium import Chromium
+from nod_browser.adapters.chromium import Chromium
 from nod_browser.settings import BrowserSettings
 from nod_claims import MIGRATIONS as CLAIMS_MIGRATIONS
 from nod_claims import wiring as claims_wiring

@@ -1,11 +1,19 @@
-"""The browser tests' peers: the claims service as its own process (the
-runner's one dependency), shared by the session."""
+"""The browser tests' fixtures: the claims service as its own process (the
+runner's one dependency), one Chromium for the session, and browser runners
+built by wiring.build and started the way `serve` starts them."""
+
+import uuid
 
 import pytest
 
+from nod.browser.v1 import browser_pb2_grpc
 from nod.claims.v1 import claims_pb2_grpc
+from nod_browser.adapters.chromium import Chromium
+from nod_browser.settings import BrowserSettings
+from nod_browser.wiring import build
+from nodkit import service
 from nodkit.client import open_channel
-from nodtest.processes import Peer
+from nodtest.processes import Peer, ServiceProcess, free_port, wait_until_serving
 
 
 @pytest.fixture(scope="session")
@@ -43,3 +51,77 @@ def claims_stub(claims_channel) -> claims_pb2_grpc.ClaimsServiceStub:
 @pytest.fixture(scope="session")
 def vault_stub(claims_channel) -> claims_pb2_grpc.VaultServiceStub:
     return claims_pb2_grpc.VaultServiceStub(claims_channel)
+
+
+@pytest.fixture
+async def doomed_claims(claims_migrated, service_env, tmp_path):
+    """A claims service process of its own, for a test to stop (and start again)."""
+    address = f"127.0.0.1:{free_port()}"
+    env = service_env | {"NOD_CLAIMS_LISTEN": address, "NOD_INSTANCE_ID": "claims-doomed"}
+    process = ServiceProcess("nod_claims", env, tmp_path / "claims.log")
+    process.start()
+    process.address = address
+    await wait_until_serving(address)
+    yield process
+    process.stop()
+
+
+def browser_settings(claims_addr: str, service_token, **overrides) -> BrowserSettings:
+    values = {
+        "claims_addr": claims_addr,
+        "service_token": service_token,
+        "instance_id": f"browser-test-{uuid.uuid4().hex[:8]}",
+        "action_timeout_s": 5.0,
+        "entry_timeout_s": 10.0,
+        "request_timeout_s": 30.0,
+        "migration_poll_s": 0.2,
+    }
+    return BrowserSettings(**(values | overrides))
+
+
+async def start_browser(settings: BrowserSettings, chromium: Chromium):
+    return await service.start(
+        await build(settings, chromium=chromium), settings, listen="127.0.0.1:0"
+    )
+
+
+@pytest.fixture(scope="session")
+async def browser_chromium():
+    """One Chromium process shared by every in-process browser runner."""
+    chromium = await Chromium.launch()
+    yield chromium
+    await chromium.close()
+
+
+@pytest.fixture(scope="session")
+async def browser_server(claims_server, service_token, browser_chromium, log_tee):
+    running = await start_browser(browser_settings(claims_server, service_token), browser_chromium)
+    yield running
+    await running.stop(0)
+
+
+@pytest.fixture(scope="session")
+async def browser_stub(browser_server):
+    channel = open_channel(browser_server.address)
+    yield browser_pb2_grpc.BrowserServiceStub(channel)
+    await channel.close()
+
+
+@pytest.fixture
+async def browser_with(browser_chromium, service_token):
+    """Starts browser runners of the test's own (own settings, e.g. bound to
+    doomed_claims) and stops them after the test."""
+    started = []
+
+    async def start(claims_addr: str, **overrides) -> browser_pb2_grpc.BrowserServiceStub:
+        running = await start_browser(
+            browser_settings(claims_addr, service_token, **overrides), browser_chromium
+        )
+        channel = open_channel(running.address)
+        started.append((running, channel))
+        return browser_pb2_grpc.BrowserServiceStub(channel)
+
+    yield start
+    for running, channel in reversed(started):
+        await channel.close()
+        await running.stop(0)

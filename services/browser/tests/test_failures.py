@@ -1,60 +1,35 @@
 """Entries that can't start or can't finish: no claims service means no
-keystroke; a bad target claims nothing; a deadline ends the claim UNCERTAIN."""
+keystroke; a bad target claims nothing; a deadline ends the claim UNCERTAIN;
+an end the claims service missed is recorded once it is back."""
 
+import asyncio
 import signal
 
 import grpc
 import pytest
 
-from nod.browser.v1 import browser_pb2_grpc
 from nod.claims.v1 import claims_pb2
-from nodkit.client import NodRpcError, open_channel
+from nodkit.client import NodRpcError
 from nodtest.browser import (
     browser_login,
     browser_open,
     browser_read,
-    browser_settings,
     claims_of_task,
     control_ref,
     enter_request,
+    poll,
     put_shop_login,
-    start_browser,
 )
 from nodtest.claims import CANARY_PASSWORD
-from nodtest.demo import SHOP_USERNAME, shop_count
-from nodtest.processes import ServiceProcess, free_port, wait_until_serving
+from nodtest.demo import SHOP_USERNAME, shop_count, shop_wait_for_count
+from nodtest.processes import wait_until_serving
+
+RUNNING = claims_pb2.CLAIM_STATE_RUNNING
 
 
-@pytest.fixture
-async def doomed_claims(claims_migrated, service_env, tmp_path):
-    """A claims service process of its own, for a test to stop."""
-    address = f"127.0.0.1:{free_port()}"
-    env = service_env | {"NOD_CLAIMS_LISTEN": address, "NOD_INSTANCE_ID": "claims-doomed"}
-    process = ServiceProcess("nod_claims", env, tmp_path / "claims.log")
-    process.start()
-    process.address = address
-    await wait_until_serving(address)
-    yield process
-    process.stop()
-
-
-@pytest.fixture
-async def browser_with(browser_chromium, service_token):
-    """Starts extra browser services (own settings) and stops them after the test."""
-    started = []
-
-    async def start(claims_addr, **overrides):
-        running = await start_browser(
-            browser_settings(claims_addr, service_token, **overrides), browser_chromium
-        )
-        started.append(running)
-        channel = open_channel(f"127.0.0.1:{running.port}")
-        started.append(channel)
-        return browser_pb2_grpc.BrowserServiceStub(channel)
-
-    yield start
-    for thing in reversed(started):
-        await (thing.close() if hasattr(thing, "close") else thing.stop(0))
+async def get_claim(claims_stub, meta, claim_id):
+    request = claims_pb2.GetClaimRequest(claim_id=claim_id)
+    return (await claims_stub.GetClaim(request, metadata=meta)).claim
 
 
 async def test_no_claims_service_means_nothing_is_typed_or_submitted(
@@ -114,4 +89,35 @@ async def test_an_entry_past_its_deadline_ends_uncertain_and_is_not_pressed_agai
     assert reply.claim.reason == "timed out while pressing submit"
     assert not again.entered and again.claim.state == claims_pb2.CLAIM_STATE_UNCERTAIN
     shop_site.state.release()
+    assert shop_count(shop_site, "login") == 1
+
+
+async def test_an_end_the_claims_service_missed_is_recorded_once_it_is_back(
+    doomed_claims, browser_with, claims_stub, vault_stub, as_person, shop_site
+):
+    stub = await browser_with(doomed_claims.address, end_retry_first_s=0.2, end_retry_max_s=1.0)
+    item = await put_shop_login(vault_stub, as_person, shop_site, SHOP_USERNAME, CANARY_PASSWORD)
+    session_id, page = await browser_open(stub, as_person, f"{shop_site.url}/login")
+    shop_site.state.set_mode("login", "hold")
+    entering = asyncio.ensure_future(browser_login(stub, as_person, session_id, page, item.id))
+    await shop_wait_for_count(shop_site, "login", 1)  # granted, typed, pressed
+    doomed_claims.kill()
+    shop_site.state.release()
+
+    with pytest.raises(grpc.aio.AioRpcError) as failure:
+        await entering
+
+    error = NodRpcError(failure.value)
+    assert error.code == grpc.StatusCode.UNAVAILABLE and error.reason == "CLAIM_END_NOT_RECORDED"
+    claim_id = error.metadata["claim_id"]
+    assert (await get_claim(claims_stub, as_person, claim_id)).state == RUNNING
+    doomed_claims.start()
+    await wait_until_serving(doomed_claims.address)
+
+    async def ended():
+        claim = await get_claim(claims_stub, as_person, claim_id)
+        return claim if claim.state != RUNNING else None
+
+    claim = await poll(ended, timeout_s=60, what="the claim's end to be recorded")
+    assert claim.state == claims_pb2.CLAIM_STATE_SUBMITTED
     assert shop_count(shop_site, "login") == 1

@@ -1,12 +1,17 @@
 """One operation, one submission (G2, G4, G5): concurrent resends, a site
-that drops the connection after receiving the form, and Stop mid-entry."""
+that drops the connection after receiving the form, Stop mid-entry, and an
+operation id reused for another entry."""
 
 import asyncio
 
+import grpc
+import pytest
+
 from nod.browser.v1 import browser_pb2 as pb
 from nod.claims.v1 import claims_pb2
-from nodtest.browser import browser_login, browser_open, put_shop_login
-from nodtest.claims import CANARY_PASSWORD, op_id
+from nodkit.client import NodRpcError
+from nodtest.browser import browser_login, browser_open, enter_request, field_ref, put_shop_login
+from nodtest.claims import CANARY_PASSWORD, op_id, put_card
 from nodtest.demo import SHOP_USERNAME, shop_count, shop_wait_for_count
 
 FINAL = (claims_pb2.CLAIM_STATE_SUBMITTED, claims_pb2.CLAIM_STATE_UNCERTAIN)
@@ -92,4 +97,69 @@ async def test_stop_mid_entry_ends_the_claim_and_never_enters_again(
     assert reply.entered and reply.claim.state in FINAL
     assert (await get_claim(claims_stub, as_person, reply.claim.id)).state == reply.claim.state
     shop_site.state.release()
+    assert shop_count(shop_site, "login") == 1
+
+
+async def test_an_operation_id_reused_for_another_entry_is_refused(
+    browser_stub, vault_stub, as_person, shop_site
+):
+    """The claims service's reuse rule, all of it: the same card with another
+    security code is another entry, not a resend."""
+    card = await put_card(vault_stub, as_person)
+    codes = [
+        await vault_stub.PutPrivateEntry(
+            claims_pb2.PutPrivateEntryRequest(
+                task_id="task-1",
+                kind=claims_pb2.ENTRY_KIND_SECURITY_CODE,
+                fields={"security_code": code},
+            ),
+            metadata=as_person,
+        )
+        for code in ("737", "738")
+    ]
+    session_id, page = await browser_open(browser_stub, as_person, f"{shop_site.url}/checkout")
+    operation_id = op_id()
+
+    def entry(companion_entry_id: str) -> pb.EnterPrivateRequest:
+        fields = {"number": field_ref(page, "card_number"), "security_code": field_ref(page, "cvc")}
+        return enter_request(
+            session_id,
+            card.id,
+            claims_pb2.ENTRY_KIND_CARD,
+            fields,
+            "",
+            operation_id=operation_id,
+            companion_entry_id=companion_entry_id,
+        )
+
+    first = await browser_stub.EnterPrivate(entry(codes[0].id), metadata=as_person)
+    with pytest.raises(grpc.aio.AioRpcError) as failure:
+        await browser_stub.EnterPrivate(entry(codes[1].id), metadata=as_person)
+
+    assert first.entered
+    error = NodRpcError(failure.value)
+    assert error.code == grpc.StatusCode.ALREADY_EXISTS
+    assert error.reason == "OPERATION_ID_REUSED"
+
+
+async def test_a_resend_from_a_page_of_another_origin_is_answered_from_the_record(
+    browser_stub, vault_stub, as_person, shop_site
+):
+    item, session_id, page = await login_page(browser_stub, vault_stub, as_person, shop_site)
+    operation_id = op_id()
+    first = await browser_login(
+        browser_stub, as_person, session_id, page, item.id, operation_id=operation_id
+    )
+    elsewhere = shop_site.url.replace("127.0.0.1", "localhost") + "/login"
+    moved = await browser_stub.Navigate(
+        pb.NavigateRequest(session_id=session_id, url=elsewhere), metadata=as_person
+    )
+
+    again = await browser_login(
+        browser_stub, as_person, session_id, moved.page, item.id, operation_id=operation_id
+    )
+
+    assert moved.page.url.startswith("http://localhost:") and moved.page.login_form_present
+    assert not again.entered and again.claim.id == first.claim.id
+    assert again.claim.state == claims_pb2.CLAIM_STATE_SUBMITTED
     assert shop_count(shop_site, "login") == 1

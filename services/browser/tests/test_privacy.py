@@ -3,6 +3,9 @@ masked, and the canary values in no log line, page read or reply but the grant."
 
 import hashlib
 
+import grpc
+import pytest
+
 from nod.browser.v1 import browser_pb2 as pb
 from nod.claims.v1 import claims_pb2
 from nodtest.browser import (
@@ -130,3 +133,38 @@ async def test_the_canaries_appear_in_no_log_line_reply_or_page(
         log_tee.text(),
         claims_peer.log_text(),
     )
+
+
+@pytest.mark.parametrize("target", ["#pin", "#widget-pin"], ids=["page", "shadow-root"])
+async def test_a_field_named_by_a_css_selector_is_private_once_entered(
+    browser_stub, vault_stub, as_person, shop_site, target
+):
+    """Marked before the first keystroke, wherever the selector finds it
+    (also where only Playwright's engine looks: a shadow root)."""
+    entry = await vault_stub.PutPrivateEntry(
+        claims_pb2.PutPrivateEntryRequest(
+            task_id="task-1", kind=claims_pb2.ENTRY_KIND_ONE_TIME_CODE, fields={"code": "482913"}
+        ),
+        metadata=as_person,
+    )
+    session_id, page = await browser_open(browser_stub, as_person, f"{shop_site.url}/pin")
+    assert not next(f for f in page.fields if f.name == "pin").masked
+
+    reply = await browser_stub.EnterPrivate(
+        enter_request(
+            session_id, entry.id, claims_pb2.ENTRY_KIND_ONE_TIME_CODE, {"code": target}, ""
+        ),
+        metadata=as_person,
+    )
+
+    assert reply.entered and reply.claim.state == claims_pb2.CLAIM_STATE_SUBMITTED
+    with pytest.raises(grpc.aio.AioRpcError) as failure:
+        await browser_stub.TypeText(
+            pb.TypeTextRequest(session_id=session_id, target=target, text="x"),
+            metadata=as_person,
+        )
+    assert failure.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    after = await browser_read(browser_stub, as_person, session_id)
+    [pin] = [f for f in after.fields if f.name == "pin"]
+    assert pin.masked == (target == "#pin") and pin.filled == (target == "#pin")
+    assert "482913" not in str(after)

@@ -1,7 +1,9 @@
 """The shop's HTML: plain forms, no JavaScript. Values a visitor submitted are
-never written back into a page (except the username, as a site would)."""
+never written back into a page (except the username, as a site would), but
+for the echo page, which a form in `echo` mode sends its visitor to."""
 
 from html import escape
+from urllib.parse import quote
 
 
 def layout(title: str, body: str, *, message: str = "", kind: str = "error") -> str:
@@ -43,6 +45,21 @@ def one_time_code(message: str = "") -> str:
     return layout("Enter your one-time code", form, message=message)
 
 
+def pin() -> str:
+    """A PIN step whose fields say nothing of being private (no password type,
+    no telling name), one of them inside a widget's shadow root (declarative,
+    so still no JavaScript)."""
+    form = (
+        '<form id="pin-form" method="post" action="/pin">'
+        '<label for="pin">PIN</label><input id="pin" name="pin" inputmode="numeric">'
+        '<div id="widget"><template shadowrootmode="open">'
+        '<label for="widget-pin">PIN again</label>'
+        '<input id="widget-pin" name="widget_pin" inputmode="numeric">'
+        "</template></div></form>"
+    )
+    return layout("Enter your PIN", form)
+
+
 def account(username: str) -> str:
     return layout("Your account", f"<p>Signed in as {escape(username)}</p>")
 
@@ -77,4 +94,28 @@ def order(reference: str) -> str:
         f'<p>Your order reference is <span id="order-ref">{escape(reference)}</span>.</p>',
         message="Payment accepted",
         kind="success",
+    )
+
+
+def echo(query: str, fields: dict[str, str]) -> str:
+    """Everything received, shown back every way a careless site might: in
+    the title, a notice (as sent, URL-encoded), the text, HTML-escaped
+    source, form fields, a link's address (%20-encoded) and its text, and
+    a button; the address itself carries the values too."""
+    values = list(fields.values())
+    sent = "".join(f"<li>{escape(name)} = {escape(value)}</li>" for name, value in fields.items())
+    source = "".join(f"<code>{escape(escape(value))}</code> " for value in values)
+    kept = "".join(
+        f'<input name="sent{n}" type="text" value="{escape(value)}">'
+        for n, value in enumerate(values)
+    )
+    retry = "&".join(f"{quote(name)}={quote(value)}" for name, value in fields.items())
+    body = (
+        f"<p>You sent:</p><ul>{sent}</ul><p>Source: {source}</p>"
+        f'<form method="get" action="/login">{kept}</form>'
+        f'<a href="/login?{escape(retry)}">Try again as {escape(" ".join(values))}</a>'
+        f'<button type="button">Retry with {escape(values[0] if values else "")}</button>'
+    )
+    return layout(
+        f"We got {', '.join(values)}", body, message=f"Sorry, we could not process: {query}"
     )

@@ -85,6 +85,11 @@ async def otp(request):
     return see_other("/account")
 
 
+@routes.get("/pin")
+async def pin_page(request):
+    return html(pages.pin())
+
+
 @routes.get("/account")
 async def account(request):
     username = state_of(request).signed_in.get(request.cookies.get(COOKIE, ""))
@@ -121,6 +126,11 @@ async def checkout(request):
         return html(pages.checkout("Card declined"), status=402)
     visitor = state.signed_in.get(request.cookies.get(COOKIE, ""), "guest")
     return see_other(f"/orders/{state.new_order(visitor)}")
+
+
+@routes.get("/echo")
+async def echo(request):
+    return html(pages.echo(request.query_string, dict(request.query)), status=400)
 
 
 @routes.get("/orders/{reference}")

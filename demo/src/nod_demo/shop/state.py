@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from aiohttp import web
 
 FORMS = ("login", "otp", "checkout")
-MODES = ("ok", "hold", "drop", "slow")
+MODES = ("ok", "hold", "drop", "slow", "echo")
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,11 @@
 """Receiving a form submission: count it first, then answer as the form's
 mode says. `drop` aborts the connection after the body was read and `hold`
-keeps the request open, so the sender cannot know whether it arrived."""
+keeps the request open, so the sender cannot know whether it arrived. `echo`
+sends the visitor to a page that shows back everything it received, as a
+careless site's error page does."""
 
 import asyncio
+from urllib.parse import urlencode
 
 from aiohttp import web
 
@@ -18,6 +21,8 @@ async def receive(request: web.Request, state: ShopState, form: str) -> dict[str
     fields = {name: str(value) for name, value in posted.items()}
     state.record(form, fields)
     mode = state.modes[form]
+    if mode.mode == "echo":
+        raise web.HTTPSeeOther(f"/echo?{urlencode(fields)}")
     if mode.mode == "drop":
         if request.transport is not None:
             request.transport.abort()

@@ -1,66 +1,12 @@
-"""Fixtures and builders for the browser service: one Chromium for the whole
-session, an in-process browser service on a free port bound to the claims
-server, and helpers to drive it the way the tasks service does."""
+"""Builders for the browser contract that the browser's tests and the
+end-to-end suite share: drive a runner the way the tasks service does.
+gRPC only; no service's code (each suite starts its own runner)."""
 
 import asyncio
 import uuid
 
-import pytest
-
 from nod.browser.v1 import browser_pb2 as pb
-from nod.browser.v1 import browser_pb2_grpc
 from nod.claims.v1 import claims_pb2
-from nodkit import service
-from nodkit.client import open_channel
-
-
-def browser_settings(claims_addr: str, service_token, **overrides):
-    from nod_browser.settings import BrowserSettings
-
-    values = {
-        "claims_addr": claims_addr,
-        "service_token": service_token,
-        "instance_id": f"browser-test-{uuid.uuid4().hex[:8]}",
-        "action_timeout_s": 5.0,
-        "entry_timeout_s": 10.0,
-        "request_timeout_s": 30.0,
-        "migration_poll_s": 0.2,
-    }
-    return BrowserSettings(**(values | overrides))
-
-
-@pytest.fixture(scope="session")
-async def browser_chromium():
-    """One Chromium process shared by every in-process browser service."""
-    from nod_browser.chromium import Chromium
-
-    chromium = await Chromium.launch()
-    yield chromium
-    await chromium.close()
-
-
-async def start_browser(settings, chromium):
-    from nod_browser.wiring import build
-
-    built = await build(settings, chromium=chromium)
-    return await service.start(built, settings, listen="127.0.0.1:0")
-
-
-@pytest.fixture(scope="session")
-async def browser_server(claims_server, service_token, browser_chromium, log_tee):
-    running = await start_browser(browser_settings(claims_server, service_token), browser_chromium)
-    yield running
-    await running.stop(0)
-
-
-@pytest.fixture(scope="session")
-async def browser_stub(browser_server):
-    channel = open_channel(f"127.0.0.1:{browser_server.port}")
-    yield browser_pb2_grpc.BrowserServiceStub(channel)
-    await channel.close()
-
-
-# Builders
 
 
 async def browser_open(stub, meta, url: str | None = None, task_id: str = "task-1"):

@@ -16,7 +16,6 @@ from nodtest.logcapture import LogTee
 
 pytest_plugins = [
     "nodtest.mail",
-    "nodtest.browser",
     "nodtest.demo",
 ]
 

@@ -16,6 +16,10 @@ class BrowserSettings(ServiceSettings):
     claims_timeout_s: float = Field(5.0, gt=0)
     # Navigate, click, fill, read: each gives up after this.
     action_timeout_s: float = Field(15.0, gt=0)
+    # An entry's end the claims service did not record is told again after
+    # this, then after twice as long each time, up to end_retry_max_s.
+    end_retry_first_s: float = Field(1.0, gt=0)
+    end_retry_max_s: float = Field(30.0, gt=0)
     # A whole private entry (fill + submit) after its grant.
     entry_timeout_s: float = Field(30.0, gt=0)
     # How long a site may take to answer a form submission.

@@ -1,14 +1,16 @@
 """Builds the browser runner from its settings: one Chromium per process, the
-live sessions, the claims client, the servicer; the boot release (before
-SERVING) and the holder lease renewal (G12). Nothing else constructs them."""
+live sessions, the claims client (and the ends it still has to record), the
+servicer; the boot release (before SERVING) and the holder lease renewal
+(G12). Nothing else constructs them."""
 
 from nod.browser.v1 import browser_pb2, browser_pb2_grpc
-from nod_browser.chromium import Chromium
-from nod_browser.claims_client import ClaimsClient
-from nod_browser.lease import release_previous_life
-from nod_browser.private_entry import PrivateEntries
-from nod_browser.servicer import BrowserServicer
-from nod_browser.sessions import Sessions
+from nod_browser.adapters.chromium import Chromium
+from nod_browser.adapters.claims_client import ClaimsClient
+from nod_browser.api.browser import BrowserServicer
+from nod_browser.app.claim_ends import ClaimEnds
+from nod_browser.app.private_entry import PrivateEntries
+from nod_browser.app.sessions import Sessions
+from nod_browser.recovery import release_previous_life
 from nod_browser.settings import BrowserSettings
 from nodkit.background import every
 from nodkit.service import GrpcService, Service
@@ -28,7 +30,8 @@ async def build(settings: BrowserSettings, *, chromium: Chromium | None = None) 
         settings.claims_timeout_s,
     )
     sessions = Sessions(settings.max_sessions)
-    entries = PrivateEntries(claims, settings)
+    ends = ClaimEnds(claims, settings.end_retry_first_s, settings.end_retry_max_s)
+    entries = PrivateEntries(claims, ends, settings)
 
     async def renew() -> None:
         # Well inside the claims service's lease ttl; a failed round is tried again.
@@ -36,6 +39,7 @@ async def build(settings: BrowserSettings, *, chromium: Chromium | None = None) 
 
     async def close() -> None:
         await sessions.close_all()  # in-flight entries end UNCERTAIN first
+        await ends.close()  # what is still unrecorded, the next boot's release ends
         await claims.close()
         if own_chromium:
             await browser.close()

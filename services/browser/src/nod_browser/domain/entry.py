@@ -2,29 +2,19 @@
 has, how a request is checked before anything is claimed, and how the granted
 values are matched to page fields. Values are never logged or put in errors."""
 
-import re
 from dataclasses import dataclass
 from enum import StrEnum
-from urllib.parse import urlsplit
 
 import pyotp
 
+from nod_browser.domain.targets import check_target
 from nodkit import validation
 from nodkit.errors import InvalidArgument
 
-REF = re.compile(r"e\d{1,6}")
-MAX_TARGET = 500
-
-
-def check_target(field: str, target: str) -> str:
-    if not target.strip():
-        raise InvalidArgument(field, "is required: an element ref from ReadPage or a CSS selector")
-    if len(target) > MAX_TARGET or not target.isprintable():
-        raise InvalidArgument(field, f"must be at most {MAX_TARGET} printable characters")
-    return target.strip()
-
 
 class EntryKind(StrEnum):
+    """The claims contract's EntryKind (nod.claims.v1), matched to it by name."""
+
     SAVED_LOGIN = "saved_login"
     ONE_TIME_CODE = "one_time_code"
     CARD = "card"
@@ -41,6 +31,9 @@ VALUE_FIELDS = {
     EntryKind.TYPED_PASSWORD: frozenset({"username", "password"}),
     EntryKind.SECURITY_CODE: frozenset({"security_code"}),
 }
+# Values a site rightly shows back ("Signed in as ada@example.com", the name
+# on an order). Every other value entered is masked wherever a page shows it.
+SHOWN_BACK_FREELY = frozenset({"username", "holder_name"})
 
 
 @dataclass(frozen=True)
@@ -100,11 +93,3 @@ def value_for(name: str, secret_fields: dict[str, str]) -> str:
     if not value:
         raise MissingValue(name)
     return value
-
-
-def origin_of(url: str) -> str | None:
-    """The page's web origin, or None for pages that have none (about:blank)."""
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        return None
-    return validation.origin("origin", f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}")

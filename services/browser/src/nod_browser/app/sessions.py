@@ -14,6 +14,7 @@ from typing import TypeVar
 
 from playwright.async_api import BrowserContext, Page
 
+from nod_browser.domain.shown_back import EnteredValues
 from nodkit.errors import FailedPrecondition, NotFound, ResourceExhausted
 from nodkit.logging import get_logger
 
@@ -32,6 +33,9 @@ class Session:
     page: Page
     created_at: datetime = field(default_factory=lambda: datetime.now(UTC))
     calls: set[asyncio.Task] = field(default_factory=set)
+    # The private values entered here, masked in every read for as long as
+    # the session lives (and only here: never logged, gone when it closes).
+    entered: EnteredValues = field(default_factory=EnteredValues, repr=False)
     closed: bool = False
 
     async def run(self, work: Awaitable[T]) -> T:
@@ -44,7 +48,8 @@ class Session:
         try:
             return await task
         except asyncio.CancelledError:
-            if asyncio.current_task().cancelling():
+            caller = asyncio.current_task()
+            if caller is not None and caller.cancelling():
                 raise  # our own caller went away
             raise FailedPrecondition(
                 "the session was closed while this call ran", reason="SESSION_CLOSED"
@@ -57,6 +62,7 @@ class Session:
         if self.calls:
             await asyncio.wait(list(self.calls), timeout=SETTLE_GRACE_S)
         await self.context.close()
+        self.entered.forget()
 
 
 class Sessions:

@@ -1,26 +1,17 @@
-"""The non-private actions: open a session, go to an address, click, type."""
-
-from urllib.parse import urlsplit
+"""A session's non-private actions: open it, go to an address, click, type,
+and read the page."""
 
 from playwright.async_api import Error
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-from nod_browser.chromium import Chromium
-from nod_browser.page_reader import PRIVATE_FIELD, settle
-from nod_browser.request_guard import send_unsafe_requests_once
-from nod_browser.sessions import Session, Sessions
+from nod_browser.adapters.chromium import Chromium
+from nod_browser.adapters.locating import locate_one
+from nod_browser.adapters.page_reader import PRIVATE_FIELD, read_page, settle
+from nod_browser.adapters.request_guard import send_unsafe_requests_once
+from nod_browser.app.sessions import Session, Sessions
 from nod_browser.settings import BrowserSettings
-from nod_browser.targets import locate_one
 from nodkit.errors import FailedPrecondition, InvalidArgument, Unavailable
-
-MAX_URL = 4096
-
-
-def check_url(url: str) -> str:
-    parts = urlsplit(url.strip())
-    if len(url) > MAX_URL or parts.scheme not in ("http", "https") or not parts.hostname:
-        raise InvalidArgument("url", "must be an http or https address")
-    return url.strip()
+from nodkit.redaction import redact_value
 
 
 async def open_session(
@@ -52,8 +43,10 @@ async def navigate(session: Session, url: str, settings: BrowserSettings) -> Non
         ) from None
     except Error as error:
         first_line = str(error).splitlines()[0] if str(error) else type(error).__name__
+        # Playwright's message names the address, which may carry a value shown back.
+        shown = redact_value(session.entered.mask(first_line))
         raise FailedPrecondition(
-            f"the page could not be loaded ({first_line})", reason="NAVIGATION_FAILED"
+            f"the page could not be loaded ({shown})", reason="NAVIGATION_FAILED"
         ) from None
 
 
@@ -82,3 +75,13 @@ async def type_text(session: Session, target: str, text: str, settings: BrowserS
         raise FailedPrecondition(
             "target: the element does not take text", reason="NOT_EDITABLE"
         ) from None
+
+
+async def read(session: Session, settings: BrowserSettings) -> dict:
+    return await read_page(
+        session.page,
+        mask=session.entered.mask,
+        reach=session.entered.reach,
+        max_text=settings.max_page_text,
+        timeout_s=settings.action_timeout_s,
+    )

@@ -2,18 +2,18 @@
 
 Before it reports SERVING, the runner calls ReleaseHolder with its instance
 id: whatever a previous life was entering ends UNCERTAIN, and the lease is
-live again. Then RenewHolder (a loop in wiring.py) keeps the lease alive
+live again. Then RenewHolder (a nodkit.background.every loop in wiring.py) keeps the lease alive
 well inside the claims service's ttl, so its sweeper leaves this runner's
 RUNNING claims alone.
 """
 
 import asyncio
 
-from nod_browser.claims_client import ClaimsClient
+from nod_browser.adapters.claims_client import ClaimsClient
 from nodkit.client import NodRpcError
 from nodkit.logging import get_logger
 
-log = get_logger("nod_browser.lease")
+log = get_logger("nod_browser.recovery")
 RESTART_REASON = "the browser runner holding it restarted"
 
 

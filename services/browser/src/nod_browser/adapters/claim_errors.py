@@ -32,13 +32,3 @@ def refusal_for(error: NodRpcError) -> DomainError:
         f"the claims service did not grant the entry ({error.code.name}); nothing was typed",
         reason="CLAIMS_UNAVAILABLE",
     )
-
-
-def unrecorded(claim_id: str, what: str) -> Unavailable:
-    """The entry ended but the claims service did not record how: the claim
-    stays RUNNING until this runner restarts (then UNCERTAIN)."""
-    return Unavailable(
-        f"{what}, but the claims service did not record it; treat the entry as uncertain",
-        reason="CLAIM_END_NOT_RECORDED",
-        claim_id=claim_id,
-    )

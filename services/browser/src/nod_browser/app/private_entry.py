@@ -1,9 +1,10 @@
 """EnterPrivate: a claim first, then fill and submit, then a definite end.
 
-A resend is answered from the operation's existing claim. Otherwise every
-target is found on the page before anything is claimed, so a bad target
-costs nothing. Claim (holder = this runner, origin = the page's): not granted
-touches nothing. Granted: fill, press submit once, MarkSubmitted. Whatever
+Every target is found on the page before anything is claimed, so a bad
+target costs nothing. Claim (holder = this runner, origin = the page's): not
+granted (a resend, or a concurrent call of the same operation) touches
+nothing; a resend whose targets are gone is answered from the record
+(FindClaim). Granted: fill, press submit once, MarkSubmitted. Whatever
 stops it before the submit click completed (an error, the deadline, Stop,
 the caller going away) ends in MarkUncertain, shielded from cancellation.
 """
@@ -12,14 +13,16 @@ import asyncio
 from dataclasses import dataclass
 
 from nod.claims.v1 import claims_pb2
-from nod_browser.claims_client import ClaimsClient
-from nod_browser.domain import EntryRequest, origin_of
-from nod_browser.entry_claims import EntryClaims
-from nod_browser.filling import Placement, fill_and_press, interrupted_reason
-from nod_browser.sessions import Session
+from nod_browser.adapters.claims_client import ClaimsClient
+from nod_browser.adapters.filling import Placement, fill_and_press, interrupted_reason
+from nod_browser.adapters.locating import locate_all
+from nod_browser.app.claim_ends import ClaimEnds
+from nod_browser.app.entry_claims import EntryClaims
+from nod_browser.app.sessions import Session
+from nod_browser.domain.addresses import origin_of
+from nod_browser.domain.entry import EntryRequest
 from nod_browser.settings import BrowserSettings
-from nod_browser.targets import locate_one
-from nodkit.errors import FailedPrecondition
+from nodkit.errors import DomainError, FailedPrecondition
 from nodkit.logging import get_logger
 
 log = get_logger("nod_browser.private_entry")
@@ -33,16 +36,22 @@ class EntryResult:
 
 
 class PrivateEntries:
-    def __init__(self, claims: ClaimsClient, settings: BrowserSettings) -> None:
-        self._claims = EntryClaims(claims)
+    def __init__(self, claims: ClaimsClient, ends: ClaimEnds, settings: BrowserSettings) -> None:
+        self._claims = EntryClaims(claims, ends)
         self._settings = settings
 
     async def enter(self, session: Session, request: EntryRequest) -> EntryResult:
-        earlier = await self._claims.earlier_claim(session, request)
-        if earlier is not None:
-            return EntryResult(earlier, entered=False)
-        origin, places, submit = await self._find_targets(session, request)
+        try:
+            origin, places, submit = await self._find_targets(session, request)
+        except DomainError:
+            # The page moved on (or never had them). A resend is answered
+            # from the record; anything else is refused as the page stands.
+            earlier = await self._claims.earlier_claim(session, request)
+            if earlier is not None:
+                return EntryResult(earlier, entered=False)
+            raise
         with self._claims.working_on(session, request.operation_id):
+            # Claim answers a resend too: not granted, the claim as it stands.
             grant = await self._claims.claim(session, request, origin)
             if not grant.granted:
                 log.info("entry.not_granted", claim_id=grant.claim.id, state=grant.claim.state)
@@ -53,20 +62,21 @@ class PrivateEntries:
         origin = origin_of(session.page.url)
         if origin is None:
             raise FailedPrecondition("navigate to the site first", reason="NO_ORIGIN")
+        targets = {f"fields.{name}": target for name, target in sorted(request.fields.items())}
+        if request.submit:
+            targets["submit"] = request.submit
         try:
             async with asyncio.timeout(self._settings.action_timeout_s):
-                places = [
-                    Placement(name, await locate_one(session.page, f"fields.{name}", target))
-                    for name, target in sorted(request.fields.items())
-                ]
-                submit = None
-                if request.submit:
-                    submit = await locate_one(session.page, "submit", request.submit)
+                found = await locate_all(session.page, targets)
         except TimeoutError:
             raise FailedPrecondition(
                 "the page is still loading; read it again", reason="PAGE_BUSY"
             ) from None
-        return origin, places, submit
+        places = [
+            Placement(name, target, found[f"fields.{name}"])
+            for name, target in sorted(request.fields.items())
+        ]
+        return origin, places, found.get("submit")
 
     async def _enter_granted(self, session, grant, places, submit) -> claims_pb2.Claim:
         claim_id = grant.claim.id
@@ -76,9 +86,11 @@ class PrivateEntries:
             deadline = asyncio.get_running_loop().time() + self._settings.entry_timeout_s
             async with asyncio.timeout_at(deadline):
                 await fill_and_press(
+                    session.page,
                     grant,
                     places,
                     submit,
+                    entered=session.entered,
                     action_timeout_s=self._settings.action_timeout_s,
                     deadline=deadline,
                     progress=progress,

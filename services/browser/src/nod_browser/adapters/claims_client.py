@@ -7,19 +7,14 @@ from pydantic import SecretStr
 
 from nod.claims.v1 import claims_pb2 as pb
 from nod.claims.v1 import claims_pb2_grpc
-from nod_browser.domain import EntryKind, EntryRequest
+from nod_browser.domain.entry import EntryKind, EntryRequest
 from nodkit import context
 from nodkit.client import NodRpcError, call_metadata, open_channel, read_only_retry_config
+from nodkit.enums import ProtoEnum
 
 SERVICE = pb.DESCRIPTOR.services_by_name["ClaimsService"].full_name
-KIND_TO_PB = {
-    EntryKind.SAVED_LOGIN: pb.ENTRY_KIND_SAVED_LOGIN,
-    EntryKind.ONE_TIME_CODE: pb.ENTRY_KIND_ONE_TIME_CODE,
-    EntryKind.CARD: pb.ENTRY_KIND_CARD,
-    EntryKind.TYPED_PASSWORD: pb.ENTRY_KIND_TYPED_PASSWORD,
-    EntryKind.SECURITY_CODE: pb.ENTRY_KIND_SECURITY_CODE,
-}
-LIST_PAGES = 5
+# The kinds are the claims contract's; this is the one table, derived by name.
+KINDS = ProtoEnum(pb.EntryKind, EntryKind)
 
 
 class ClaimsClient:
@@ -27,7 +22,7 @@ class ClaimsClient:
         self.holder = holder
         self._token = token
         self._timeout_s = timeout_s
-        retry = read_only_retry_config([SERVICE], ["GetClaim", "ListClaims"])
+        retry = read_only_retry_config([SERVICE], ["GetClaim", "FindClaim"])
         self._channel = open_channel(address, service_config=retry)
         self._stub = claims_pb2_grpc.ClaimsServiceStub(self._channel)
 
@@ -42,7 +37,7 @@ class ClaimsClient:
         """The reply carries the private value when granted; callers drop it after one use."""
         message = pb.ClaimRequest(
             operation_id=request.operation_id,
-            kind=KIND_TO_PB[request.kind],
+            kind=KINDS.proto(request.kind),
             item_id=request.item_id,
             origin=origin,
             task_id=task_id,
@@ -59,21 +54,19 @@ class ClaimsClient:
         request = pb.MarkUncertainRequest(claim_id=claim_id, holder=self.holder, reason=reason)
         return (await self._call(self._stub.MarkUncertain, request, owner)).claim
 
-    async def find(self, owner: str, task_id: str, operation_id: str, state=0) -> pb.Claim | None:
-        """The task's claim for an operation, if there is one (a read)."""
-        token = ""
-        for _ in range(LIST_PAGES):
-            request = pb.ListClaimsRequest(
-                task_id=task_id, state=state, page_size=200, page_token=token
-            )
-            reply = await self._call(self._stub.ListClaims, request, owner)
-            for claim in reply.claims:
-                if claim.operation_id == operation_id:
-                    return claim
-            token = reply.next_page_token
-            if not token:
-                return None
-        return None
+    async def find(self, owner: str, request: EntryRequest, task_id: str) -> pb.Claim | None:
+        """The operation's claim, if it was claimed (a read). The claims
+        service applies the operation-id reuse rule: a claim of the id for
+        another entry is refused (ALREADY_EXISTS, OPERATION_ID_REUSED)."""
+        message = pb.FindClaimRequest(
+            operation_id=request.operation_id,
+            kind=KINDS.proto(request.kind),
+            item_id=request.item_id,
+            task_id=task_id,
+            companion_entry_id=request.companion_entry_id or "",
+        )
+        reply = await self._call(self._stub.FindClaim, message, owner)
+        return reply.claim if reply.found else None
 
     async def release_holder(self, reason: str) -> int:
         """How many of this runner's claims ended UNCERTAIN."""
@@ -84,4 +77,4 @@ class ClaimsClient:
         await self._call(self._stub.RenewHolder, pb.RenewHolderRequest(holder=self.holder), None)
 
     async def close(self) -> None:
-        await self._channel.close()
+        await self._channel.close(None)

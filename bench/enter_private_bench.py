@@ -1,0 +1,253 @@
+"""EnterPrivate beside a bare Playwright fill + fill + click, in one run.
+
+A claims service and a browser runner as their own processes (as deployed),
+the demo shop as its own process, and in this process a bare Playwright
+driving Chromium launched the way the runner launches it (the same binary
+and flags). Each round signs in to the shop twice: once with EnterPrivate (a
+saved login: claim, fill username and password, press Sign in, MarkSubmitted)
+and once bare (fill, fill, click) on the same page. Rounds alternate the two,
+so whatever else the machine does falls on both alike. Only the entry is
+timed; the page is loaded before each one, untimed.
+
+BENCH_ENTRIES (default 100) rounds after BENCH_WARMUP (default 10).
+"""
+
+import asyncio
+import base64
+import json
+import os
+import pathlib
+import secrets
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+import uuid
+from importlib.metadata import version
+
+from pydantic import SecretStr
+
+from nod.browser.v1 import browser_pb2 as bpb
+from nod.browser.v1 import browser_pb2_grpc
+from nod.claims.v1 import claims_pb2 as cpb
+from nod.claims.v1 import claims_pb2_grpc
+from nod_browser.adapters.chromium import Chromium
+from nodkit.client import call_metadata, open_channel
+from nodtest.database import create_test_database, drop_test_database
+from nodtest.processes import free_port, run_migrate, wait_until_serving
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+LOGS = ROOT / "var" / "bench"
+ENTRIES = int(os.environ.get("BENCH_ENTRIES", "100"))
+WARMUP = int(os.environ.get("BENCH_WARMUP", "10"))
+TOKEN = SecretStr(secrets.token_urlsafe(16))
+USERNAME, PASSWORD = "ada@example.com", f"bench-{secrets.token_hex(6)}"
+
+
+def start(module: str, args: list[str], env: dict[str, str], log_name: str) -> subprocess.Popen:
+    log = (LOGS / log_name).open("wb")
+    return subprocess.Popen(
+        [sys.executable, "-m", module, *args],
+        env={**os.environ, **env},
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+
+
+async def wait_for_port(port: int, timeout_s: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            await asyncio.sleep(0.1)
+
+
+def percentiles(seconds: list[float]) -> tuple[float, float]:
+    ordered = sorted(seconds)
+    p99 = ordered[max(int(len(ordered) * 0.99) - 1, 0)]
+    return statistics.median(ordered) * 1000, p99 * 1000
+
+
+class Runner:
+    """EnterPrivate through the browser runner, the way tasks calls it."""
+
+    def __init__(self, browser_addr: str, claims_addr: str, shop_url: str) -> None:
+        self.meta = call_metadata(TOKEN, "bench-person")
+        self.shop_url = shop_url
+        self._channels = [open_channel(browser_addr), open_channel(claims_addr)]
+        self.browser = browser_pb2_grpc.BrowserServiceStub(self._channels[0])
+        self.vault = claims_pb2_grpc.VaultServiceStub(self._channels[1])
+
+    async def open(self) -> None:
+        item = cpb.VaultItem(
+            kind=cpb.ENTRY_KIND_SAVED_LOGIN,
+            label="demo shop",
+            origin=self.shop_url,
+            fields={"username": USERNAME, "password": PASSWORD},
+        )
+        reply = await self.vault.PutItem(cpb.PutItemRequest(item=item), metadata=self.meta)
+        self.item_id = reply.item.id
+        opened = await self.browser.OpenSession(
+            bpb.OpenSessionRequest(task_id="bench-task"), metadata=self.meta
+        )
+        self.session_id = opened.session_id
+
+    async def login_page(self) -> bpb.Page:
+        request = bpb.NavigateRequest(session_id=self.session_id, url=f"{self.shop_url}/login")
+        return (await self.browser.Navigate(request, metadata=self.meta, timeout=30)).page
+
+    async def one_entry(self) -> float:
+        page = await self.login_page()
+        fields = {f.name: f.ref for f in page.fields if f.name in ("username", "password")}
+        submit = next(c.ref for c in page.controls if c.kind == "submit")
+        request = bpb.EnterPrivateRequest(
+            session_id=self.session_id,
+            operation_id=f"bench-{uuid.uuid4().hex}",
+            kind=cpb.ENTRY_KIND_SAVED_LOGIN,
+            item_id=self.item_id,
+            fields=fields,
+            submit=submit,
+        )
+        started = time.perf_counter()
+        reply = await self.browser.EnterPrivate(request, metadata=self.meta, timeout=60)
+        elapsed = time.perf_counter() - started
+        if not reply.entered or reply.claim.state != cpb.CLAIM_STATE_SUBMITTED:
+            raise RuntimeError(
+                f"EnterPrivate did not submit: {reply.claim.state} {reply.claim.reason}"
+            )
+        return elapsed
+
+    async def close(self) -> None:
+        for channel in self._channels:
+            await channel.close()
+
+
+class Bare:
+    """Playwright alone: fill, fill, click, on the same shop page."""
+
+    def __init__(self, chromium: Chromium, shop_url: str) -> None:
+        self._chromium = chromium
+        self.shop_url = shop_url
+
+    async def open(self) -> None:
+        self._context = await self._chromium.new_context()
+        self.page = await self._context.new_page()
+
+    async def one_entry(self) -> float:
+        await self.page.goto(f"{self.shop_url}/login", wait_until="load")
+        started = time.perf_counter()
+        await self.page.locator("#username").fill(USERNAME)
+        await self.page.locator("#password").fill(PASSWORD)
+        await self.page.locator("button[type=submit]").click()
+        return time.perf_counter() - started
+
+    async def close(self) -> None:
+        await self._context.close()
+
+
+def shop_sign_ins(shop_url: str) -> int:
+    with urllib.request.urlopen(f"{shop_url}/_control/counts", timeout=10) as reply:
+        return json.load(reply)["counts"]["login"]
+
+
+async def measure(runner: Runner, bare: Bare) -> tuple[list[float], list[float]]:
+    for _ in range(WARMUP):
+        await runner.one_entry()
+        await bare.one_entry()
+    entered, bared = [], []
+    for _ in range(ENTRIES):
+        entered.append(await runner.one_entry())
+        bared.append(await bare.one_entry())
+    return entered, bared
+
+
+async def main() -> None:
+    LOGS.mkdir(parents=True, exist_ok=True)
+    database_url = create_test_database()
+    processes: list[subprocess.Popen] = []
+    chromium = None
+    try:
+        env = {
+            "NOD_DATABASE_URL": database_url,
+            "NOD_SERVICE_TOKEN": TOKEN.get_secret_value(),
+            "NOD_VAULT_KEY": base64.b64encode(os.urandom(32)).decode(),
+        }
+        await asyncio.to_thread(run_migrate, "nod_claims", env)
+        claims_addr = f"127.0.0.1:{free_port()}"
+        browser_addr = f"127.0.0.1:{free_port()}"
+        shop_port = free_port()
+        processes.append(
+            start(
+                "nod_claims",
+                ["serve"],
+                env | {"NOD_CLAIMS_LISTEN": claims_addr, "NOD_INSTANCE_ID": "bench-claims"},
+                "claims.log",
+            )
+        )
+        processes.append(
+            start(
+                "nod_browser",
+                ["serve"],
+                env
+                | {
+                    "NOD_BROWSER_LISTEN": browser_addr,
+                    "NOD_CLAIMS_ADDR": claims_addr,
+                    "NOD_INSTANCE_ID": "bench-browser",
+                },
+                "browser.log",
+            )
+        )
+        processes.append(
+            start(
+                "nod_demo.shop",
+                ["--port", str(shop_port), "--account", f"{USERNAME}:{PASSWORD}"],
+                {},
+                "shop.log",
+            )
+        )
+        shop_url = f"http://127.0.0.1:{shop_port}"
+        await wait_until_serving(claims_addr)
+        await wait_until_serving(browser_addr)
+        await wait_for_port(shop_port)
+
+        chromium = await Chromium.launch()
+        runner, bare = Runner(browser_addr, claims_addr, shop_url), Bare(chromium, shop_url)
+        await runner.open()
+        await bare.open()
+        entered, bared = await measure(runner, bare)
+        received = await asyncio.to_thread(shop_sign_ins, shop_url)
+        await runner.close()
+        await bare.close()
+
+        entry_p50, entry_p99 = percentiles(entered)
+        bare_p50, bare_p99 = percentiles(bared)
+        print(
+            f"EnterPrivate benchmark: {os.cpu_count()} cores, {ENTRIES} entries each"
+            f" (after {WARMUP} warm-up), playwright {version('playwright')}"
+        )
+        print(f"  EnterPrivate            p50 {entry_p50:7.1f} ms   p99 {entry_p99:7.1f} ms")
+        print(f"  bare fill+fill+click    p50 {bare_p50:7.1f} ms   p99 {bare_p99:7.1f} ms")
+        print(
+            f"  EnterPrivate / bare = {entry_p50 / bare_p50:.2f} at p50,"
+            f" {entry_p99 / bare_p99:.2f} at p99"
+        )
+        expected = 2 * (WARMUP + ENTRIES)
+        if received != expected:
+            raise RuntimeError(f"the shop received {received} sign-ins, expected {expected}")
+    finally:
+        if chromium is not None:
+            await chromium.close()
+        for process in processes:
+            process.kill()
+            process.wait()
+        drop_test_database(database_url)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,2 @@
+"""What the runner calls outside itself: Chromium (through Playwright) and
+the claims service."""

@@ -1,0 +1,102 @@
+"""Typing a granted entry into the page and pressing submit, once.
+
+The values are looked up (and a TOTP computed from its seed) before the first
+keystroke, so a value the item lacks stops the entry with nothing typed.
+They live only in this call's locals and the grant, which the caller clears,
+and, as the pattern that masks them in page reads, in the session's memory.
+
+Every field is marked private before the first keystroke, all in one
+evaluate, with a mark of this entry's own; each value then goes into the
+element carrying its mark, so it is never typed into an unmarked element
+(one the page put in the field's place meanwhile).
+"""
+
+import asyncio
+import json
+import uuid
+from dataclasses import dataclass
+
+from playwright.async_api import Error, Locator, Page
+from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+from nod_browser.domain.entry import SHOWN_BACK_FREELY, MissingValue, value_for
+from nod_browser.domain.private_fields import ENTERED_ATTRIBUTE
+from nod_browser.domain.shown_back import EnteredValues
+from nod_browser.domain.targets import dom_selector
+
+ATTRIBUTE = json.dumps(ENTERED_ATTRIBUTE)
+# [[selector, mark], ...] -> whether each selector named one element, now marked.
+MARK_ALL = f"""(marks) => marks.map(([selector, mark]) => {{
+  let found;
+  try {{ found = document.querySelectorAll(selector); }} catch (error) {{ return false; }}
+  if (found.length !== 1) return false;
+  found[0].setAttribute({ATTRIBUTE}, mark);
+  return true;
+}})"""
+MARK_ONE = f"(el, mark) => el.setAttribute({ATTRIBUTE}, mark)"
+
+
+@dataclass(frozen=True)
+class Placement:
+    name: str  # the value's field, e.g. "password"
+    target: str  # as the caller gave it: an element ref or a CSS selector
+    element: Locator
+
+
+async def mark_private(page: Page, places: list[Placement]) -> list[Locator]:
+    """Marks every place's element; returns the locators of the marked elements."""
+    entry = uuid.uuid4().hex[:12]
+    marks = [f"{entry}-{place.name}" for place in places]
+    wanted = [[dom_selector(place.target), mark] for place, mark in zip(places, marks, strict=True)]
+    marked = await page.evaluate(MARK_ALL, wanted)
+    for place, mark, done in zip(places, marks, marked, strict=True):
+        if not done:
+            # A CSS target only Playwright's engine finds (e.g. in a shadow root).
+            await place.element.evaluate(MARK_ONE, mark)
+    return [page.locator(f'[{ENTERED_ATTRIBUTE}="{mark}"]') for mark in marks]
+
+
+async def fill_and_press(
+    page: Page,
+    grant,
+    places: list[Placement],
+    submit: Locator | None,
+    *,
+    entered: EnteredValues,
+    action_timeout_s: float,
+    deadline: float,
+    progress: dict[str, str],
+) -> None:
+    timeout_ms = action_timeout_s * 1000
+    values = [value_for(place.name, grant.secret_fields) for place in places]
+    for place, value in zip(places, values, strict=True):
+        if place.name not in SHOWN_BACK_FREELY:
+            entered.remember(value)  # before the first keystroke
+    try:
+        progress["stage"] = "marking the fields private"
+        fields = await mark_private(page, places)
+        for place, field, value in zip(places, fields, values, strict=True):
+            progress["stage"] = f"filling {place.name}"
+            await field.fill(value, timeout=timeout_ms)
+    finally:
+        values.clear()
+    if submit is not None:
+        progress["stage"] = "pressing submit"
+        # The click waits for the navigation it starts; a site that holds or
+        # drops the answer makes it fail or time out: UNCERTAIN, never a second press.
+        remaining_s = max(deadline - asyncio.get_running_loop().time(), 0.001)
+        await submit.click(timeout=remaining_s * 1000)
+
+
+def interrupted_reason(stage: str, error: BaseException) -> str:
+    """Why an entry ended UNCERTAIN. Built from the error's kind only: an
+    error's text could quote the page or a value."""
+    if isinstance(error, asyncio.CancelledError):
+        return f"interrupted while {stage}: stopped, or the caller went away"
+    if isinstance(error, TimeoutError | PlaywrightTimeout):
+        return f"timed out while {stage}"
+    if isinstance(error, MissingValue):
+        return f"the granted entry has no {error.name}; nothing was typed"
+    if isinstance(error, Error):
+        return f"the page failed while {stage} ({type(error).__name__})"
+    return f"unexpected error while {stage} ({type(error).__name__})"

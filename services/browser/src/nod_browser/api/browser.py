@@ -1,0 +1,93 @@
+"""gRPC <-> the runner's use cases: each method checks the person and the
+input, runs one use case on the session (as a task the session can cancel)
+and builds the reply."""
+
+from nod.browser.v1 import browser_pb2 as pb
+from nod.browser.v1 import browser_pb2_grpc
+from nod_browser.adapters.chromium import Chromium
+from nod_browser.api.convert import entry_request, page_to_pb, session_to_pb
+from nod_browser.app import browsing
+from nod_browser.app.private_entry import PrivateEntries
+from nod_browser.app.sessions import Session, Sessions
+from nod_browser.domain.addresses import check_url
+from nod_browser.domain.entry import check_entry_request
+from nod_browser.domain.targets import check_target
+from nod_browser.settings import BrowserSettings
+from nodkit import validation
+from nodkit.identity import current_user
+
+MAX_TEXT = 10_000
+
+
+class BrowserServicer(browser_pb2_grpc.BrowserServiceServicer):
+    def __init__(
+        self,
+        chromium: Chromium,
+        sessions: Sessions,
+        entries: PrivateEntries,
+        settings: BrowserSettings,
+    ) -> None:
+        self._chromium = chromium
+        self._sessions = sessions
+        self._entries = entries
+        self._settings = settings
+
+    def _session(self, session_id: str) -> Session:
+        owner = current_user()
+        return self._sessions.get(owner, validation.uuid_id("session_id", session_id))
+
+    async def _page(self, session: Session) -> pb.Page:
+        return page_to_pb(await session.run(browsing.read(session, self._settings)))
+
+    async def OpenSession(self, request, context) -> pb.OpenSessionResponse:
+        owner = current_user()
+        task_id = validation.printable_id("task_id", request.task_id)
+        session = await browsing.open_session(
+            self._chromium, self._sessions, self._settings, owner, task_id
+        )
+        return pb.OpenSessionResponse(session_id=session.id)
+
+    async def Navigate(self, request, context) -> pb.NavigateResponse:
+        session = self._session(request.session_id)
+        url = check_url(request.url)
+        await session.run(browsing.navigate(session, url, self._settings))
+        return pb.NavigateResponse(page=await self._page(session))
+
+    async def ReadPage(self, request, context) -> pb.ReadPageResponse:
+        session = self._session(request.session_id)
+        return pb.ReadPageResponse(page=await self._page(session))
+
+    async def Click(self, request, context) -> pb.ClickResponse:
+        session = self._session(request.session_id)
+        target = check_target("target", request.target)
+        await session.run(browsing.click(session, target, self._settings))
+        return pb.ClickResponse(page=await self._page(session))
+
+    async def TypeText(self, request, context) -> pb.TypeTextResponse:
+        session = self._session(request.session_id)
+        target = check_target("target", request.target)
+        text = validation.text("text", request.text, max_length=MAX_TEXT)
+        await session.run(browsing.type_text(session, target, text, self._settings))
+        return pb.TypeTextResponse(page=await self._page(session))
+
+    async def EnterPrivate(self, request, context) -> pb.EnterPrivateResponse:
+        session = self._session(request.session_id)
+        entry = check_entry_request(entry_request(request))
+        result = await session.run(self._entries.enter(session, entry))
+        return pb.EnterPrivateResponse(claim=result.claim, entered=result.entered)
+
+    async def CloseSession(self, request, context) -> pb.CloseSessionResponse:
+        await self._sessions.close([self._session(request.session_id)])
+        return pb.CloseSessionResponse()
+
+    async def CloseTaskSessions(self, request, context) -> pb.CloseTaskSessionsResponse:
+        owner = current_user()
+        task_id = validation.printable_id("task_id", request.task_id)
+        closed = await self._sessions.close(self._sessions.of_person(owner, task_id))
+        return pb.CloseTaskSessionsResponse(closed=closed)
+
+    async def ListSessions(self, request, context) -> pb.ListSessionsResponse:
+        owner = current_user()
+        task_id = validation.printable_id("task_id", request.task_id) if request.task_id else None
+        sessions = self._sessions.of_person(owner, task_id)
+        return pb.ListSessionsResponse(sessions=[session_to_pb(s) for s in sessions])

@@ -1,0 +1,1 @@
+"""The rules, in plain Python: no gRPC, no browser."""
