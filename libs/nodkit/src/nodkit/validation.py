@@ -84,19 +84,3 @@ def _normalised_origin(value: str) -> str:
         host = f"[{host}]"
     suffix = f":{port}" if port and port != default_port else ""
     return f"{parts.scheme}://{host}{suffix}"
-
-
-def enum_member(field: str, value: int, allowed: dict[int, str]) -> str:
-    """Maps a proto enum number to its domain name; UNSPECIFIED (0) and
-    numbers this server does not know are bad input."""
-    try:
-        return allowed[value]
-    except KeyError:
-        names = ", ".join(sorted(allowed.values()))
-        raise InvalidArgument(field, f"must be one of: {names}") from None
-
-
-def page_size(value: int, *, default: int = 50, maximum: int = 500) -> int:
-    if value < 0 or value > maximum:
-        raise InvalidArgument("page_size", f"must be between 0 and {maximum}")
-    return value or default

@@ -4,6 +4,7 @@ import base64
 import os
 import secrets
 import uuid
+from typing import TextIO, cast
 
 import psycopg
 import pytest
@@ -49,7 +50,7 @@ def vault_key() -> str:
 @pytest.fixture(scope="session")
 def log_tee() -> LogTee:
     tee = LogTee()
-    configure_logging("test", level="INFO", stream=tee)
+    configure_logging("test", level="INFO", stream=cast(TextIO, tee))
     return tee
 
 
