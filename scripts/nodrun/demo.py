@@ -1,6 +1,7 @@
 """What `make run` puts in place for the demo person once the services are
-up: a saved login for the demo shop and the demo app connected as a webhook
-account. Safe to run again: it adds only what is missing."""
+up: a saved login for the demo shop, a test card, and the demo app connected
+as a webhook account. Safe to run again: items are updated in place (the
+shop and app may have moved to other ports), never added twice."""
 
 from nod.approvals.v1 import approvals_pb2 as approvals
 from nod.approvals.v1 import approvals_pb2_grpc
@@ -11,35 +12,67 @@ from nodkit.client import call_metadata, open_channel
 PERSON = "ada"
 SHOP_USERNAME = "ada@example.com"
 SHOP_PASSWORD = "demo-password-1"
-# Base32: the shop asks for a one-time code from this seed after the password.
-SHOP_TOTP_SEED = "JBSWY3DPEHPK3PXP"
+# Base32, 160 bits: the shop asks for a one-time code from it after the password.
+SHOP_TOTP_SEED = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"
+LOGIN_LABEL = "Demo shop"
+CARD_LABEL = "Demo card"
+CARD = {"number": "4242424242424242", "expiry": "12/30", "holder_name": "Ada Lovelace"}
+APP_LABEL = "Demo app"
+TIMEOUT_S = 10
 
 
 async def seed(claims_addr: str, approvals_addr: str, token, shop_url: str, app_url: str) -> None:
     meta = call_metadata(token, PERSON)
     async with open_channel(claims_addr) as channel:
         vault = claims_pb2_grpc.VaultServiceStub(channel)
-        items = (await vault.ListItems(claims.ListItemsRequest(), metadata=meta, timeout=10)).items
-        if not any(item.origin == shop_url for item in items):
-            login = claims.VaultItem(
+        await _put_one(
+            vault,
+            meta,
+            claims.VaultItem(
                 kind=claims.ENTRY_KIND_SAVED_LOGIN,
-                label="Demo shop",
+                label=LOGIN_LABEL,
                 origin=shop_url,
-                fields={
-                    "username": SHOP_USERNAME,
-                    "password": SHOP_PASSWORD,
-                    "totp_seed": SHOP_TOTP_SEED,
-                },
-            )
-            await vault.PutItem(claims.PutItemRequest(item=login), metadata=meta, timeout=10)
-    async with open_channel(approvals_addr) as channel:
-        stub = approvals_pb2_grpc.ApprovalsServiceStub(channel)
-        accounts = await stub.ListAccounts(
-            approvals.ListAccountsRequest(), metadata=meta, timeout=10
+                fields={"username": SHOP_USERNAME, "password": SHOP_PASSWORD},
+            ),
         )
-        hook = f"{app_url}/hooks/nod"
-        if not any(a.settings.get("url") == hook and a.connected for a in accounts.accounts):
-            account = approvals.Account(app="webhook", label="Demo app", settings={"url": hook})
-            await stub.ConnectAccount(
-                approvals.ConnectAccountRequest(account=account), metadata=meta, timeout=10
-            )
+        await _put_one(
+            vault,
+            meta,
+            claims.VaultItem(kind=claims.ENTRY_KIND_CARD, label=CARD_LABEL, fields=CARD),
+        )
+    async with open_channel(approvals_addr) as channel:
+        await _connect_one(approvals_pb2_grpc.ApprovalsServiceStub(channel), meta, app_url)
+
+
+async def _put_one(vault, meta, item: claims.VaultItem) -> None:
+    """The one item of its label, written in place; any older copy deleted."""
+    listed = await vault.ListItems(
+        claims.ListItemsRequest(kind=item.kind), metadata=meta, timeout=TIMEOUT_S
+    )
+    same = [i for i in listed.items if i.label == item.label]
+    if same:
+        item.id = same[0].id
+    await vault.PutItem(claims.PutItemRequest(item=item), metadata=meta, timeout=TIMEOUT_S)
+    for extra in same[1:]:
+        await vault.DeleteItem(
+            claims.DeleteItemRequest(item_id=extra.id), metadata=meta, timeout=TIMEOUT_S
+        )
+
+
+async def _connect_one(stub, meta, app_url: str) -> None:
+    """The demo app connected once, at its current address."""
+    hook = f"{app_url}/hooks/nod"
+    listed = await stub.ListAccounts(
+        approvals.ListAccountsRequest(), metadata=meta, timeout=TIMEOUT_S
+    )
+    demo = [a for a in listed.accounts if a.label == APP_LABEL]
+    keep = next((a for a in demo if a.settings.get("url") == hook), None)
+    for account in demo:
+        if account is not keep:
+            request = approvals.DisconnectAccountRequest(account_id=account.id)
+            await stub.DisconnectAccount(request, metadata=meta, timeout=TIMEOUT_S)
+    if keep is None:
+        account = approvals.Account(app="webhook", label=APP_LABEL, settings={"url": hook})
+        await stub.ConnectAccount(
+            approvals.ConnectAccountRequest(account=account), metadata=meta, timeout=TIMEOUT_S
+        )

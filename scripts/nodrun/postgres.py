@@ -14,27 +14,32 @@ import psycopg
 from sqlalchemy.engine import make_url
 
 LOCAL_ADMIN_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
-DATABASE = "nod"
+# The database make run uses on a server it finds (NOD_RUN_DATABASE moves it).
+DATABASE = os.environ.get("NOD_RUN_DATABASE", "nod")
+# Names the database make run created itself (make clean drops it).
+CREATED_MARKER = "created-database"
 
 
-def _libpq(url: str) -> str:
+def libpq(url: str) -> str:
     return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
 
 
 def answers(url: str) -> bool:
     try:
-        with psycopg.connect(_libpq(url), connect_timeout=3):
+        with psycopg.connect(libpq(url), connect_timeout=3):
             return True
     except psycopg.OperationalError:
         return False
 
 
-def ensure_database(admin_url: str, name: str = DATABASE) -> str:
-    """Creates the nod database if missing; returns its URL."""
-    with psycopg.connect(_libpq(admin_url), autocommit=True, connect_timeout=5) as conn:
+def ensure_database(admin_url: str, var: pathlib.Path, name: str = DATABASE) -> str:
+    """Creates the nod database if missing (and says so in var/); returns its URL."""
+    url = make_url(admin_url).set(database=name).render_as_string(hide_password=False)
+    with psycopg.connect(libpq(admin_url), autocommit=True, connect_timeout=5) as conn:
         if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
             conn.execute(f'CREATE DATABASE "{name}"')
-    return make_url(admin_url).set(database=name).render_as_string(hide_password=False)
+            (var / CREATED_MARKER).write_text(url)
+    return url
 
 
 def _bindir() -> pathlib.Path:
@@ -115,9 +120,9 @@ def find_database(var: pathlib.Path) -> tuple[str, str]:
     if os.environ.get("NOD_DATABASE_URL"):
         return os.environ["NOD_DATABASE_URL"], "NOD_DATABASE_URL"
     if not os.environ.get("NOD_RUN_PRIVATE_POSTGRES") and answers(LOCAL_ADMIN_URL):
-        return ensure_database(LOCAL_ADMIN_URL), "the local server on 127.0.0.1:5432"
+        return ensure_database(LOCAL_ADMIN_URL, var), "the local server on 127.0.0.1:5432"
     admin = start_private_cluster(var)
-    return ensure_database(admin), f"a private cluster under {var / 'pg'}"
+    return ensure_database(admin, var), f"a private cluster under {var / 'pg'}"
 
 
 def stop_private_cluster(var: pathlib.Path) -> None:
@@ -127,10 +132,3 @@ def stop_private_cluster(var: pathlib.Path) -> None:
         subprocess.run(
             _as_cluster_owner([pg_ctl, "-D", str(data), "-m", "fast", "stop"]), check=False
         )
-
-
-if __name__ == "__main__":  # `make clean`: python scripts/nodrun/postgres.py stop
-    import sys
-
-    if sys.argv[1:] == ["stop"]:
-        stop_private_cluster(pathlib.Path(__file__).resolve().parents[2] / "var")

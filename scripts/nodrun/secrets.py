@@ -23,3 +23,15 @@ def vault_key(var: pathlib.Path) -> str:
 
 def service_token(var: pathlib.Path) -> str:
     return _read_or_create(var / "service-token", lambda: secrets.token_urlsafe(32))
+
+
+CALLERS = ("browser", "tasks", "gateway", "payments")
+
+
+def service_tokens(var: pathlib.Path) -> dict[str, str]:
+    """One token per calling service (nodkit.callers), kept in var/service-tokens."""
+    text = _read_or_create(
+        var / "service-tokens",
+        lambda: "\n".join(f"{name} {secrets.token_urlsafe(32)}" for name in CALLERS),
+    )
+    return dict(line.split(" ", 1) for line in text.splitlines() if line.strip())

@@ -7,12 +7,14 @@ ends without a definite answer, NodRpcError.may_have_happened is True and the
 caller must treat the change as possibly made (G4, G5).
 """
 
+import asyncio
 import json
 from collections.abc import Sequence
 from typing import Any
 
 import grpc
 from google.rpc import error_details_pb2
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_status import rpc_status
 from pydantic import SecretStr
 
@@ -98,3 +100,22 @@ class NodRpcError(Exception):
         if self.code in DEFINITE_REFUSALS:
             return False
         return not (self.code == grpc.StatusCode.UNAVAILABLE and self.reason == "NOT_READY")
+
+
+async def wait_until_serving(address: str, timeout_s: float = 30.0) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout_s
+    # Reconnect quickly: the default backoff (1 s, then longer) would add
+    # seconds after a process that was still starting refused the first try.
+    options = [("grpc.initial_reconnect_backoff_ms", 50), ("grpc.max_reconnect_backoff_ms", 200)]
+    async with grpc.aio.insecure_channel(address, options=options) as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        while True:
+            try:
+                reply = await stub.Check(health_pb2.HealthCheckRequest(), timeout=1)
+                if reply.status == health_pb2.HealthCheckResponse.SERVING:
+                    return
+            except grpc.aio.AioRpcError:
+                pass
+            if asyncio.get_running_loop().time() > deadline:
+                raise TimeoutError(f"{address} did not report SERVING in {timeout_s}s")
+            await asyncio.sleep(0.1)

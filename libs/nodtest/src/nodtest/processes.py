@@ -1,4 +1,6 @@
-"""Services as real processes, for the tests that kill them."""
+"""Services as real processes, for the tests that kill them.
+
+wait_until_serving is nodkit.client's, re-exported for the suites."""
 
 import asyncio
 import os
@@ -8,8 +10,7 @@ import socket
 import subprocess
 import sys
 
-import grpc
-from grpc_health.v1 import health_pb2, health_pb2_grpc
+from nodkit.client import wait_until_serving
 
 
 def free_port() -> int:
@@ -26,25 +27,6 @@ def run_migrate(module: str, env: dict[str, str]) -> None:
         capture_output=True,
         timeout=120,
     )
-
-
-async def wait_until_serving(address: str, timeout_s: float = 30.0) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout_s
-    # Reconnect quickly: the default backoff (1 s, then longer) would add
-    # seconds after a process that was still starting refused the first try.
-    options = [("grpc.initial_reconnect_backoff_ms", 50), ("grpc.max_reconnect_backoff_ms", 200)]
-    async with grpc.aio.insecure_channel(address, options=options) as channel:
-        stub = health_pb2_grpc.HealthStub(channel)
-        while True:
-            try:
-                reply = await stub.Check(health_pb2.HealthCheckRequest(), timeout=1)
-                if reply.status == health_pb2.HealthCheckResponse.SERVING:
-                    return
-            except grpc.aio.AioRpcError:
-                pass
-            if asyncio.get_running_loop().time() > deadline:
-                raise TimeoutError(f"{address} did not report SERVING in {timeout_s}s")
-            await asyncio.sleep(0.1)
 
 
 class ServiceProcess:

@@ -88,7 +88,10 @@ def value_for(name: str, secret_fields: dict[str, str]) -> str:
         seed = secret_fields.get("totp_seed")
         if not seed:
             raise MissingValue("totp_seed")
-        return pyotp.TOTP(seed).now()
+        try:
+            return pyotp.TOTP(seed).now()
+        except ValueError:  # a seed saved before the vault refused short ones
+            raise MissingValue("usable totp_seed") from None
     value = secret_fields.get(name)
     if not value:
         raise MissingValue(name)

@@ -15,6 +15,7 @@ from nodkit.errors import InvalidArgument
 MAX_FIELD_LENGTH = 1024
 MAX_LABEL_LENGTH = 200
 DOTS = "••••••••"
+MIN_SEED_BITS = 128
 
 
 @dataclass(frozen=True)
@@ -53,14 +54,23 @@ def _check_value(kind: EntryKind, name: str, value: str) -> str:
     if name == "code" and not re.fullmatch(r"[0-9A-Za-z-]{3,12}", value):
         raise InvalidArgument(where, "must be 3-12 letters or digits")
     if name == "totp_seed":
-        try:
-            base64.b32decode(
-                value.replace(" ", "").upper() + "=" * (-len(value.replace(" ", "")) % 8)
-            )
-        except binascii.Error:
-            raise InvalidArgument(where, "must be a base32 one-time-code seed") from None
-        return value.replace(" ", "").upper()
+        return _totp_seed(where, value)
     return value
+
+
+def _totp_seed(where: str, value: str) -> str:
+    """A base32 seed of at least MIN_SEED_BITS: shorter ones are refused by
+    one-time-code libraries (and are weak), so one would fail only at entry."""
+    seed = value.replace(" ", "").upper()
+    try:
+        decoded = base64.b32decode(seed + "=" * (-len(seed) % 8))
+    except binascii.Error:
+        raise InvalidArgument(where, "must be a base32 one-time-code seed") from None
+    if len(decoded) * 8 < MIN_SEED_BITS:
+        raise InvalidArgument(
+            where, f"must be a base32 seed of at least {MIN_SEED_BITS} bits (26 characters)"
+        )
+    return seed
 
 
 def check_fields(kind: EntryKind, fields: dict[str, str]) -> dict[str, str]:

@@ -1,0 +1,204 @@
+"""What a newcomer meets: `make run`'s own set-up (scripts/run.py: a fresh
+var/, a database it creates, migrations, every service, the demo shop and
+app, the demo person seeded), then a demo task through it: sign in with the
+saved login and a one-time code, pay with the seeded card. Then a restart at
+once (no duplicates), and `make clean` then `make run` (exactly one of each,
+and each works)."""
+
+import asyncio
+import json
+import os
+import pathlib
+import re
+import signal
+import subprocess
+import sys
+import threading
+import urllib.request
+import uuid
+
+import psycopg
+import pyotp
+import pytest
+from pydantic import SecretStr
+
+from nod.approvals.v1 import approvals_pb2 as approvals
+from nod.approvals.v1 import approvals_pb2_grpc
+from nod.claims.v1 import claims_pb2 as claims
+from nod.claims.v1 import claims_pb2_grpc
+from nod.payments.v1 import payments_pb2 as payments
+from nod.payments.v1 import payments_pb2_grpc
+from nod.tasks.v1 import tasks_pb2 as pb
+from nod.tasks.v1 import tasks_pb2_grpc
+from nodkit.client import call_metadata, open_channel
+from nodtest.database import admin_url, libpq_url
+from nodtest.processes import free_port
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+SERVICES = ("claims", "approvals", "payments", "browser", "tasks")
+SEED = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"  # what make run prints for the demo shop
+
+
+class MakeRun:
+    """scripts/run.py (what `make run` runs) in a var/ and on ports of its own."""
+
+    def __init__(self, var: pathlib.Path, database: str) -> None:
+        self.var = var
+        self.database = database
+        self.addresses = {name: f"127.0.0.1:{free_port()}" for name in SERVICES}
+        self.env = {**os.environ, "NOD_RUN_VAR": str(var), "NOD_RUN_DATABASE": database}
+        for name, address in self.addresses.items():
+            self.env[f"NOD_{name.upper()}_LISTEN"] = address
+            self.env[f"NOD_{name.upper()}_ADDR"] = address
+        self.env.pop("NOD_DATABASE_URL", None)
+        self.process: subprocess.Popen | None = None
+        self.output: list[str] = []
+
+    def start(self, timeout_s: float = 120) -> dict[str, str]:
+        self.output = []
+        up = threading.Event()
+        self.process = subprocess.Popen(
+            [sys.executable, str(ROOT / "scripts/run.py")],
+            env=self.env,
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
+
+        def read() -> None:
+            for line in self.process.stdout:  # type: ignore[union-attr]
+                self.output.append(line)
+                if "nod is up" in line or "did not finish" in line:
+                    up.set()
+
+        threading.Thread(target=read, daemon=True).start()
+        assert up.wait(timeout_s), "make run did not come up:\n" + "".join(self.output[-40:])
+        assert not any("did not finish" in line for line in self.output), "".join(self.output)
+        text = "".join(self.output)
+        return {
+            "shop": re.search(r"demo shop: (\S+)", text).group(1),  # type: ignore[union-attr]
+            "app": re.search(r"demo app:  (\S+)", text).group(1),  # type: ignore[union-attr]
+        }
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGINT)
+            self.process.wait(timeout=60)
+
+    def clean(self) -> None:
+        subprocess.run(
+            [sys.executable, str(ROOT / "scripts/nodrun/clean.py"), str(self.var)], check=True
+        )
+
+    def meta(self):
+        token = (self.var / "service-token").read_text().strip()
+        return call_metadata(SecretStr(token), "ada")
+
+
+@pytest.fixture
+def make_run(tmp_path):
+    run = MakeRun(tmp_path / "var", f"nod_test_run_{uuid.uuid4().hex[:8]}")
+    yield run
+    run.stop()
+    run.clean()
+
+
+def shop_counts(shop_url: str) -> dict[str, int]:
+    with urllib.request.urlopen(f"{shop_url}/_control/counts", timeout=5) as reply:
+        return json.load(reply)["counts"]
+
+
+async def the_demo_persons_things(run: MakeRun) -> tuple[list, list]:
+    meta = run.meta()
+    async with open_channel(run.addresses["claims"]) as channel:
+        items = (
+            await claims_pb2_grpc.VaultServiceStub(channel).ListItems(
+                claims.ListItemsRequest(), metadata=meta, timeout=10
+            )
+        ).items
+    async with open_channel(run.addresses["approvals"]) as channel:
+        accounts = (
+            await approvals_pb2_grpc.ApprovalsServiceStub(channel).ListAccounts(
+                approvals.ListAccountsRequest(), metadata=meta, timeout=10
+            )
+        ).accounts
+    return list(items), list(accounts)
+
+
+async def run_demo_task(run: MakeRun, text: str) -> pb.Task:
+    """The person's side of a demo task: the code, the yes, the security code."""
+    meta = run.meta()
+    vault = claims_pb2_grpc.VaultServiceStub(open_channel(run.addresses["claims"]))
+    pay = payments_pb2_grpc.PaymentsServiceStub(open_channel(run.addresses["payments"]))
+    tasks = tasks_pb2_grpc.TasksServiceStub(open_channel(run.addresses["tasks"]))
+    task = (await tasks.StartTask(pb.StartTaskRequest(text=text), metadata=meta)).task
+    deadline = asyncio.get_running_loop().time() + 90
+    while asyncio.get_running_loop().time() < deadline:
+        task = (await tasks.GetTask(pb.GetTaskRequest(task_id=task.id), metadata=meta)).task
+        if task.state in (pb.TASK_STATE_DONE, pb.TASK_STATE_FAILED, pb.TASK_STATE_STOPPED):
+            return task
+        wait = task.wait
+        if task.state == pb.TASK_STATE_WAITING and wait.kind == pb.WAIT_KIND_PAYMENT:
+            await pay.ConfirmPayment(
+                payments.ConfirmPaymentRequest(payment_id=wait.id, decision=payments.DECISION_YES),
+                metadata=meta,
+            )
+        elif task.state == pb.TASK_STATE_WAITING and wait.kind == pb.WAIT_KIND_PRIVATE_FORM:
+            kind, fields = {
+                pb.FORM_KIND_ONE_TIME_CODE: (
+                    claims.ENTRY_KIND_ONE_TIME_CODE,
+                    {"code": pyotp.TOTP(SEED).now()},
+                ),
+                pb.FORM_KIND_SECURITY_CODE: (
+                    claims.ENTRY_KIND_SECURITY_CODE,
+                    {"security_code": "123"},
+                ),
+            }[wait.form_kind]
+            entry = await vault.PutPrivateEntry(
+                claims.PutPrivateEntryRequest(task_id=task.id, kind=kind, fields=fields),
+                metadata=meta,
+            )
+            await tasks.SubmitPrivateForm(
+                pb.SubmitPrivateFormRequest(task_id=task.id, form_id=wait.id, item_id=entry.id),
+                metadata=meta,
+            )
+        await asyncio.sleep(0.2)
+    raise AssertionError(f"the demo task never ended: {task}")
+
+
+def database_exists(name: str) -> bool:
+    with psycopg.connect(libpq_url(admin_url()), autocommit=True) as conn:
+        return (
+            conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone()
+            is not None
+        )
+
+
+async def test_make_run_as_a_newcomer_meets_it(make_run):
+    stand_ins = make_run.start()
+    task = await run_demo_task(make_run, "Buy the desk lamp at the demo shop")
+    assert task.state == pb.TASK_STATE_DONE, task.message
+    assert "paid" in task.message
+    assert shop_counts(stand_ins["shop"]) == {"login": 1, "otp": 1, "checkout": 1}
+
+    # Stopped and started again at once: up, and nothing seeded twice.
+    make_run.stop()
+    make_run.start()
+    items, accounts = await the_demo_persons_things(make_run)
+    assert sorted(i.label for i in items) == ["Demo card", "Demo shop"]
+    assert [a.label for a in accounts] == ["Demo app"]
+
+    # make clean, then make run: the database it made is gone, and it starts afresh.
+    make_run.stop()
+    make_run.clean()
+    assert not database_exists(make_run.database)
+    assert not (make_run.var / "vault.key").exists()
+    stand_ins = make_run.start()
+    items, accounts = await the_demo_persons_things(make_run)
+    assert sorted(i.label for i in items) == ["Demo card", "Demo shop"]
+    assert [a.settings["url"] for a in accounts] == [f"{stand_ins['app']}/hooks/nod"]
+    again = await run_demo_task(make_run, "Sign in to the demo shop")
+    assert again.state == pb.TASK_STATE_DONE, again.message
+    assert shop_counts(stand_ins["shop"])["login"] == 1
