@@ -91,3 +91,22 @@ def test_migrations_match_the_models(claims_migrated):
     from nod_claims.store.models import metadata
 
     assert migration_drift(claims_migrated, metadata, SCHEMA) == []
+
+
+async def test_calls_are_counted_and_only_failed_or_slow_ones_logged_at_info(
+    claims_stub, vault_stub, as_person, log_tee
+):
+    from nodkit import metrics
+
+    metrics.counted()  # from here on
+    await vault_stub.ListItems(pb.ListItemsRequest(), metadata=as_person)
+    await expect_error(
+        claims_stub.GetClaim(pb.GetClaimRequest(claim_id="nope"), metadata=as_person),
+        grpc.StatusCode.INVALID_ARGUMENT,
+    )
+    counts = metrics.counted()
+    assert counts["/nod.claims.v1.VaultService/ListItems OK"] >= 1
+    assert counts["/nod.claims.v1.ClaimsService/GetClaim INVALID_ARGUMENT"] == 1
+    logged = [line for line in log_tee.lines if '"rpc.call"' in line]
+    assert any("GetClaim" in line and "INVALID_ARGUMENT" in line for line in logged)
+    assert not any("ListItems" in line and '"OK"' in line for line in logged)

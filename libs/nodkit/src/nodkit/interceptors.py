@@ -19,6 +19,7 @@ from nodkit import context
 from nodkit.callers import Callers
 from nodkit.errors import DomainError, PermissionDenied, Unauthenticated, Unavailable
 from nodkit.logging import get_logger
+from nodkit.metrics import count_call
 from nodkit.request_checks import check_request
 from nodkit.status import status_for_domain_error, status_for_exception
 
@@ -136,6 +137,7 @@ def _deadline_of(call: grpc.aio.ServicerContext) -> float | None:
 
 
 def _log_call(method: str, outcome: str, started: float) -> None:
+    count_call(method, outcome)
     duration_ms = round((time.perf_counter() - started) * 1000, 2)
     slow_or_failed = outcome != "OK" or duration_ms >= SLOW_CALL_MS
     (log.info if slow_or_failed else log.debug)(

@@ -21,8 +21,9 @@ _VALUE = "google.protobuf.Value"
 _LIST_VALUE = "google.protobuf.ListValue"
 
 
-def check_request(message: Message) -> None:
-    _check_message(message, "")
+def check_request(request: object) -> None:
+    if isinstance(request, Message):  # (a raw-bytes method has nothing to check)
+        _check_message(request, "")
 
 
 def _check_message(message: Message, where: str) -> None:

@@ -22,6 +22,7 @@ from typing import Any
 import grpc
 from google.protobuf.descriptor import ServiceDescriptor
 
+from nodkit import metrics
 from nodkit.logging import get_logger
 from nodkit.server import Listening, create_server
 from nodkit.settings import ServiceSettings
@@ -82,7 +83,8 @@ class RunningService:
         await self.service.boot()
         await self.listening.set_serving(True)
         log.info("server.serving", service=self.service.name, port=self.port)
-        self.tasks = [asyncio.ensure_future(loop()) for loop in self.service.background]
+        loops = [*self.service.background, metrics.report_forever]
+        self.tasks = [asyncio.ensure_future(loop()) for loop in loops]
         if self.service.probe is not None:
             self.tasks.append(
                 asyncio.ensure_future(self._watch_health(self.service.probe, probe_interval_s))

@@ -30,6 +30,7 @@ from nod_claims.store import claims as repo
 from nod_claims.store import vault as vault_repo
 from nodkit import context, listing, validation
 from nodkit.crypto import Sealer, SealError
+from nodkit.db import call_deadline
 from nodkit.errors import FailedPrecondition, NotFound, Unavailable
 from nodkit.logging import get_logger
 
@@ -67,9 +68,11 @@ class Claims:
         *,
         lease_ttl_s: float,
         db_call_timeout_s: float,
-        concurrent_claim_batches: int = 2,
+        concurrent_claim_batches: int = 1,
     ) -> None:
         self._engine = engine
+        self._hot_pool = hot_pool
+        self._limit_s = db_call_timeout_s
         self._batches = ClaimBatches(
             hot_pool,
             concurrent=concurrent_claim_batches,
@@ -202,11 +205,13 @@ class Claims:
         claim_id = validation.uuid_id("claim_id", claim_id)
         holder = validation.printable_id("holder", holder)
         reason = check_reason(reason)
-        async with self._engine.begin() as conn:
-            record = await repo.finish_running(conn, owner, claim_id, holder, target, reason)
-            if record is not None:
-                log.info("claim.finished", claim_id=claim_id, state=target.value)
-                return record
+        async with asyncio.timeout_at(call_deadline(self._limit_s)):
+            async with self._hot_pool.connection() as hot:
+                record = await repo.finish_running_now(hot, owner, claim_id, holder, target, reason)
+        if record is not None:
+            log.info("claim.finished", claim_id=claim_id, state=target.value)
+            return record
+        async with self._engine.connect() as conn:
             existing = await repo.get_claim(conn, owner, claim_id)
         if existing is None:
             raise NotFound("no such claim", reason="CLAIM_NOT_FOUND")

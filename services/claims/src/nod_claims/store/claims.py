@@ -2,6 +2,7 @@
 nodkit.history.move (a conditional update and its history row in one
 statement); uniqueness is the database's job."""
 
+import json
 from datetime import datetime
 from typing import Any
 
@@ -47,10 +48,10 @@ _INSERT_CLAIM = sa.text(
 # SQLAlchemy's checkout and execution cost more CPU than the statement.
 _CLAIM_SAVED_ITEMS = """
     WITH wanted AS (
-        SELECT * FROM unnest(
-            %(n)s::int[], %(owner)s::text[], %(operation_id)s::text[], %(kind)s::text[],
-            %(item_id)s::uuid[], %(origin)s::text[], %(task_id)s::text[], %(holder)s::text[]
-        ) AS w(n, owner, operation_id, kind, item_id, origin, task_id, holder)
+        SELECT * FROM jsonb_to_recordset(%s::jsonb) AS w(
+            n int, owner text, operation_id text, kind text, item_id uuid, origin text,
+            task_id text, holder text
+        )
     ), grantable AS (
         SELECT w.*, v.sealed_fields
           FROM wanted w
@@ -74,6 +75,25 @@ _CLAIM_SAVED_ITEMS = """
     SELECT g.n, g.sealed_fields, inserted.*
       FROM inserted
       JOIN grantable g ON g.owner = inserted.owner AND g.operation_id = inserted.operation_id
+"""
+
+
+# The hot path's other half, MarkSubmitted / MarkUncertain: the same change
+# and history row nodkit.history.move writes, as one autocommit statement on
+# the psycopg pool (a transaction through SQLAlchemy costs three round trips
+# and more CPU than the statement).
+_FINISH_RUNNING = """
+    WITH moved AS (
+        UPDATE claims.claims
+           SET state = %(target)s, reason = %(reason)s, updated_at = now()
+         WHERE owner = %(owner)s AND id = %(claim_id)s AND holder = %(holder)s
+           AND state = 'running'
+        RETURNING *
+    ), logged AS (
+        INSERT INTO claims.claim_events (claim_id, actor, from_state, to_state, reason)
+        SELECT id, %(holder)s, 'running', %(target)s, %(reason)s FROM moved
+    )
+    SELECT * FROM moved
 """
 
 
@@ -115,19 +135,25 @@ async def claim_saved_items(
     """Claims (plus history) for many (owner, request) pairs at once, at most
     one per (owner, operation id). Returns the granted ones by their index
     in `wanted`, with the item's sealed fields."""
-    columns: dict[str, list] = {
-        "n": list(range(len(wanted))),
-        "owner": [owner for owner, _ in wanted],
-        "operation_id": [r.operation_id for _, r in wanted],
-        "kind": [r.kind.value for _, r in wanted],
-        "item_id": [r.item_id for _, r in wanted],
-        "origin": [r.origin for _, r in wanted],
-        "task_id": [r.task_id for _, r in wanted],
-        "holder": [r.holder for _, r in wanted],
-    }
+    # One JSON parameter: far less work for the driver than eight arrays.
+    batch = json.dumps(
+        [
+            {
+                "n": n,
+                "owner": owner,
+                "operation_id": r.operation_id,
+                "kind": r.kind.value,
+                "item_id": r.item_id,
+                "origin": r.origin,
+                "task_id": r.task_id,
+                "holder": r.holder,
+            }
+            for n, (owner, r) in enumerate(wanted)
+        ]
+    )
     cursor: Any
     async with conn.cursor(row_factory=namedtuple_row) as cursor:
-        await cursor.execute(_CLAIM_SAVED_ITEMS, columns)
+        await cursor.execute(_CLAIM_SAVED_ITEMS, (batch,))
         rows = await cursor.fetchall()
     return {row.n: (to_record(row), row.sealed_fields) for row in rows}
 
@@ -181,6 +207,29 @@ async def get_claim(conn: AsyncConnection, owner: str, claim_id: str) -> ClaimRe
             sa.select(claims).where(claims.c.owner == owner, claims.c.id == claim_id)
         )
     ).first()
+    return to_record(row) if row else None
+
+
+async def finish_running_now(
+    conn: psycopg.AsyncConnection,
+    owner: str,
+    claim_id: str,
+    holder: str,
+    target: ClaimState,
+    reason: str,
+) -> ClaimRecord | None:
+    """RUNNING -> target, only for its holder, in autocommit. None if nothing matched."""
+    params = {
+        "owner": owner,
+        "claim_id": claim_id,
+        "holder": holder,
+        "target": target.value,
+        "reason": reason,
+    }
+    cursor: Any
+    async with conn.cursor(row_factory=namedtuple_row) as cursor:
+        await cursor.execute(_FINISH_RUNNING, params)
+        row = await cursor.fetchone()
     return to_record(row) if row else None
 
 
