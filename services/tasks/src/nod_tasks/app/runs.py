@@ -8,7 +8,7 @@ a Stop (by any instance) ends the loop and nothing new starts after it.
 """
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -55,40 +55,46 @@ class Run:
         self._requests = 0
 
     async def go(self) -> None:
+        # Read once: every later change is conditional on the task still
+        # RUNNING on this instance, so a Stop anywhere ends the loop anyway.
+        if not await self._still_mine():
+            return
         for _ in range(self._deps.settings.max_steps_per_run):
-            task = await self._reload()
-            if task is None:
-                return  # stopped, or no longer this instance's
             try:
-                context = await task_context(self._deps.peers, task)
+                # Fresh for every request: the person may save an item meanwhile.
+                context, transcript = await asyncio.gather(
+                    task_context(self._deps.peers, self._task), self._read_transcript()
+                )
             except NodRpcError as error:
                 await self._end(
                     TaskState.FAILED,
                     f"nod could not read your saved items ({error.code.name}): {CHECK_OR_CONTINUE}",
                 )
                 return
-            reply = await self._ask_model(task, context)
+            reply = await self._ask_model(context, transcript)
             if reply is None:
                 return
             if not reply.tool_calls:
                 await self._end(TaskState.DONE, reply.text.strip() or "Done.")
                 return
-            if await self._step(task, context, reply.tool_calls[0]):
+            if await self._step(context, reply.tool_calls[0]):
                 return
         limit = self._deps.settings.max_steps_per_run
         await self._end(TaskState.FAILED, f"it took more than {limit} steps: {CHECK_OR_CONTINUE}")
 
-    async def _reload(self) -> TaskRecord | None:
+    async def _still_mine(self) -> bool:
         async with self._deps.engine.connect() as conn:
             task = await task_store.get_task(conn, self._task.owner, self._task.id)
         if task is None or task.state != TaskState.RUNNING or task.runner_instance != self._me:
-            return None
+            return False  # stopped, or no longer this instance's
         self._task = task
-        return task
+        return True
 
-    async def _ask_model(self, task: TaskRecord, context: TaskContext):
+    async def _read_transcript(self) -> list[dict[str, Any]]:
         async with self._deps.engine.connect() as conn:
-            transcript = await step_store.read_transcript(conn, task.id)
+            return await step_store.read_transcript(conn, self._task.id)
+
+    async def _ask_model(self, context: TaskContext, transcript: list[dict[str, Any]]):
         request = ModelRequest(to_messages(context, transcript), TOOL_SCHEMAS, context)
         self._requests += 1
         try:
@@ -119,8 +125,9 @@ class Run:
         async with self._deps.engine.begin() as conn:
             await task_store.add_event(conn, self._task.id, "model.attempt", data)
 
-    async def _step(self, task: TaskRecord, context: TaskContext, call: ToolCall) -> bool:
+    async def _step(self, context: TaskContext, call: ToolCall) -> bool:
         """Runs one tool call; True when the run ends here (it waits, or ended)."""
+        task = self._task
         arguments = call.arguments if call.arguments is not None else {}
         async with self._deps.engine.begin() as conn:
             earlier = await step_store.list_steps(conn, task.id)
@@ -191,8 +198,9 @@ class Run:
         return False
 
     async def _keep_session(self, conn, ctx: StepContext) -> None:
-        if ctx.session_id and ctx.session_id != ctx.task.session_id:
+        if ctx.session_id and ctx.session_id != self._task.session_id:
             await task_store.set_session(conn, ctx.task.id, ctx.session_id)
+            self._task = replace(self._task, session_id=ctx.session_id)
 
     async def _move_to_wait(self, conn, wait: Wait) -> bool:
         return await self._move(conn, TaskState.WAITING, "task.waiting", wait=wait.to_json())
