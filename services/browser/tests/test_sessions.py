@@ -96,6 +96,7 @@ async def test_typing_goes_into_a_plain_field_and_reads_back(browser_stub, as_pe
     [
         ("ReadPage", "session_id"),
         ("Navigate", "url"),
+        ("TypeText", "text"),
         ("EnterPrivate", "operation_id"),
         ("EnterPrivate", "fields.pin"),
         ("EnterPrivate", "kind"),
@@ -119,6 +120,7 @@ async def test_bad_input_is_refused_naming_the_field(
         ),
         "kind": enter_request(session_id, item_id, 0, {"password": "e1"}, "e2"),
         "target": pb.ClickRequest(session_id=session_id, target=""),
+        "text": pb.TypeTextRequest(session_id=session_id, target="f1", text="ada\x00"),
         "task_id": pb.OpenSessionRequest(task_id=""),
     }
 
