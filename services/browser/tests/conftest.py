@@ -6,6 +6,7 @@ import uuid
 
 import pytest
 
+from nod.browser.v1 import browser_pb2 as pb
 from nod.browser.v1 import browser_pb2_grpc
 from nod.claims.v1 import claims_pb2_grpc
 from nod_browser.adapters.chromium import Chromium
@@ -105,6 +106,23 @@ async def browser_stub(browser_server):
     channel = open_channel(browser_server.address)
     yield browser_pb2_grpc.BrowserServiceStub(channel)
     await channel.close()
+
+
+@pytest.fixture(autouse=True)
+async def _close_sessions_after(request):
+    """The shared runner allows only so many open sessions: each test's are
+    closed after it, as a task's are when it ends."""
+    if "browser_stub" not in request.fixturenames:
+        yield
+        return
+    # Asked for before the test, so they are torn down after this fixture.
+    stub = request.getfixturevalue("browser_stub")
+    meta = request.getfixturevalue("as_person")
+    yield
+    listed = await stub.ListSessions(pb.ListSessionsRequest(), metadata=meta)
+    for session in listed.sessions:
+        close = pb.CloseSessionRequest(session_id=session.session_id)
+        await stub.CloseSession(close, metadata=meta)
 
 
 @pytest.fixture
