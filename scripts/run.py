@@ -1,6 +1,7 @@
 """`make run`: PostgreSQL (found or started), keys under var/, migrations,
-then every service and the demo stand-ins under one supervisor (honcho), the
-demo person seeded, and where everything is printed. Ctrl-C stops everything.
+the demo person's sign-in for the web UI, then every service, the gateway
+and the demo stand-ins under one supervisor (honcho), the demo person
+seeded, and where everything is printed. Ctrl-C stops everything.
 
 NOD_RUN_VAR moves var/ (the tests run this set-up in a folder of their own)."""
 
@@ -10,6 +11,8 @@ import pathlib
 import subprocess
 import sys
 import threading
+import time
+import urllib.request
 
 from honcho.manager import Manager
 from pydantic import SecretStr
@@ -23,7 +26,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from nodrun import demo, postgres, summary  # noqa: E402
 from nodrun import secrets as local_secrets  # noqa: E402
 from nodrun.ports import free_port, port_is_free  # noqa: E402
-from nodrun.services import BY_NAME, SERVICES  # noqa: E402
+from nodrun.services import BY_NAME, GATEWAY, SERVICES  # noqa: E402
 
 from nodkit.client import wait_until_serving  # noqa: E402
 
@@ -46,14 +49,14 @@ def base_env(database_url: str) -> dict[str, str]:
         ),
         "PYTHONUNBUFFERED": "1",
     }
-    for service in SERVICES:
+    for service in [*SERVICES, GATEWAY]:
         env[f"NOD_{service.name.upper()}_ADDR"] = service.address
         env[f"NOD_{service.name.upper()}_LISTEN"] = service.listen
     return env
 
 
 def check_ports_free() -> None:
-    for service in SERVICES:
+    for service in [*SERVICES, GATEWAY]:
         host, _, port = service.listen.rpartition(":")
         if not port_is_free(host, int(port)):
             name = service.name.upper()
@@ -63,15 +66,23 @@ def check_ports_free() -> None:
             )
 
 
+def run_step(env: dict[str, str], module: str, *args: str) -> None:
+    done = subprocess.run([PY, "-m", module, *args], env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit(f"{module} {args[0]} failed:\n{done.stdout}{done.stderr}")
+
+
 def migrate(env: dict[str, str]) -> None:
-    for service in SERVICES:
-        if not service.migrates:
-            continue
-        done = subprocess.run(
-            [PY, "-m", service.module, "migrate"], env=env, capture_output=True, text=True
-        )
-        if done.returncode != 0:
-            sys.exit(f"{service.module} migrate failed:\n{done.stdout}{done.stderr}")
+    for service in [*SERVICES, GATEWAY]:
+        if service.migrates:
+            run_step(env, service.module, "migrate")
+
+
+def add_first_person(env: dict[str, str]) -> None:
+    """The demo person may sign in to the web UI with the password kept in
+    var/ (made on the first run, readable by its owner only)."""
+    password_file = str(VAR / summary.PASSWORD_FILE)
+    run_step(env, GATEWAY.module, "add-person", demo.PERSON, "--password-file", password_file)
 
 
 def demo_ports() -> tuple[int, int]:
@@ -92,6 +103,7 @@ def set_up_demo(env: dict[str, str], shop_url: str, app_url: str) -> None:
     async def go() -> None:
         for service in SERVICES:
             await wait_until_serving(service.address, timeout_s=90)
+        await asyncio.to_thread(gateway_answers, GATEWAY.address, 90)
         await demo.seed(
             BY_NAME["claims"].address,
             BY_NAME["approvals"].address,
@@ -105,7 +117,21 @@ def set_up_demo(env: dict[str, str], shop_url: str, app_url: str) -> None:
     except Exception as error:  # noqa: BLE001 - reported; the services keep running
         print(f"\nnod: the demo set-up did not finish: {error!r}\n", flush=True)
         return
-    print(summary.text(shop_url, app_url), flush=True)
+    print(summary.text(shop_url, app_url, VAR), flush=True)
+
+
+def gateway_answers(address: str, timeout_s: float) -> None:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            with urllib.request.urlopen(f"http://{address}/healthz", timeout=2) as reply:
+                if reply.status == 200:
+                    return
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"the gateway at {address} did not answer in {timeout_s}s")
+        time.sleep(0.2)
 
 
 def main() -> None:
@@ -115,6 +141,7 @@ def main() -> None:
     env = base_env(database_url)
     check_ports_free()
     migrate(env)
+    add_first_person(env)
     shop_port, app_port = demo_ports()
     shop_url, app_url = f"http://127.0.0.1:{shop_port}", f"http://127.0.0.1:{app_port}"
 
@@ -125,6 +152,11 @@ def main() -> None:
             f"{PY} -m {service.module} serve",
             env={**env, "NOD_INSTANCE_ID": f"local-{service.name}"},
         )
+    manager.add_process(
+        "gateway",
+        f"{PY} -m {GATEWAY.module} serve",
+        env={**env, "NOD_INSTANCE_ID": "local-gateway"},
+    )
     account = f"{demo.SHOP_USERNAME}:{demo.SHOP_PASSWORD}:{demo.SHOP_TOTP_SEED}"
     manager.add_process(
         "shop", f"{PY} -m nod_demo.shop --port {shop_port} --account {account}", env=env

@@ -7,20 +7,13 @@ and each works)."""
 
 import asyncio
 import json
-import os
 import pathlib
-import re
-import signal
-import subprocess
-import sys
-import threading
 import urllib.request
 import uuid
 
 import psycopg
 import pyotp
 import pytest
-from pydantic import SecretStr
 
 from nod.approvals.v1 import approvals_pb2 as approvals
 from nod.approvals.v1 import approvals_pb2_grpc
@@ -30,76 +23,17 @@ from nod.payments.v1 import payments_pb2 as payments
 from nod.payments.v1 import payments_pb2_grpc
 from nod.tasks.v1 import tasks_pb2 as pb
 from nod.tasks.v1 import tasks_pb2_grpc
-from nodkit.client import call_metadata, open_channel
+from nodkit.client import open_channel
 from nodtest.database import admin_url, libpq_url
-from nodtest.processes import free_port
+from nodtest.make_run import MakeRun
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-SERVICES = ("claims", "approvals", "payments", "browser", "tasks")
 SEED = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"  # what make run prints for the demo shop
-
-
-class MakeRun:
-    """scripts/run.py (what `make run` runs) in a var/ and on ports of its own."""
-
-    def __init__(self, var: pathlib.Path, database: str) -> None:
-        self.var = var
-        self.database = database
-        self.addresses = {name: f"127.0.0.1:{free_port()}" for name in SERVICES}
-        self.env = {**os.environ, "NOD_RUN_VAR": str(var), "NOD_RUN_DATABASE": database}
-        for name, address in self.addresses.items():
-            self.env[f"NOD_{name.upper()}_LISTEN"] = address
-            self.env[f"NOD_{name.upper()}_ADDR"] = address
-        self.env.pop("NOD_DATABASE_URL", None)
-        self.process: subprocess.Popen | None = None
-        self.output: list[str] = []
-
-    def start(self, timeout_s: float = 120) -> dict[str, str]:
-        self.output = []
-        up = threading.Event()
-        self.process = subprocess.Popen(
-            [sys.executable, str(ROOT / "scripts/run.py")],
-            env=self.env,
-            cwd=ROOT,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            start_new_session=True,
-        )
-
-        def read() -> None:
-            for line in self.process.stdout:  # type: ignore[union-attr]
-                self.output.append(line)
-                if "nod is up" in line or "did not finish" in line:
-                    up.set()
-
-        threading.Thread(target=read, daemon=True).start()
-        assert up.wait(timeout_s), "make run did not come up:\n" + "".join(self.output[-40:])
-        assert not any("did not finish" in line for line in self.output), "".join(self.output)
-        text = "".join(self.output)
-        return {
-            "shop": re.search(r"demo shop: (\S+)", text).group(1),  # type: ignore[union-attr]
-            "app": re.search(r"demo app:  (\S+)", text).group(1),  # type: ignore[union-attr]
-        }
-
-    def stop(self) -> None:
-        if self.process and self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGINT)
-            self.process.wait(timeout=60)
-
-    def clean(self) -> None:
-        subprocess.run(
-            [sys.executable, str(ROOT / "scripts/nodrun/clean.py"), str(self.var)], check=True
-        )
-
-    def meta(self):
-        token = (self.var / "service-token").read_text().strip()
-        return call_metadata(SecretStr(token), "ada")
 
 
 @pytest.fixture
 def make_run(tmp_path):
-    run = MakeRun(tmp_path / "var", f"nod_test_run_{uuid.uuid4().hex[:8]}")
+    run = MakeRun(ROOT, tmp_path / "var", f"nod_test_run_{uuid.uuid4().hex[:8]}")
     yield run
     run.stop()
     run.clean()

@@ -1,5 +1,5 @@
 """What `make run` starts, and where: every service on its default port
-(DESIGN.md: claims 50051 ... tasks 50055), each movable with
+(DESIGN.md: claims 50051 ... tasks 50055, the gateway 8080), each movable with
 NOD_<SERVICE>_LISTEN and NOD_<SERVICE>_ADDR."""
 
 import os
@@ -33,3 +33,5 @@ SERVICES = [
     Service("tasks", 50055),
 ]
 BY_NAME = {service.name: service for service in SERVICES}
+# The web UI: HTTP, not gRPC, so it is started and waited for on its own.
+GATEWAY = Service("gateway", 8080)

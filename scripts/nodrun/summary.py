@@ -1,8 +1,13 @@
 """What `make run` prints once everything is up: where things are and how
 to try the demo tasks."""
 
+import pathlib
+
 from nodrun import demo
-from nodrun.services import BY_NAME, SERVICES
+from nodrun.services import BY_NAME, GATEWAY, SERVICES
+
+# The demo person's web UI password, under var/.
+PASSWORD_FILE = "web-password"
 
 GRPCURL = (
     '.venv/bin/grpcurl -plaintext -H "authorization: Bearer $(cat var/service-token)"'
@@ -10,15 +15,22 @@ GRPCURL = (
 )
 
 
-def text(shop_url: str, app_url: str) -> str:
+def text(shop_url: str, app_url: str, var: pathlib.Path) -> str:
     tasks = BY_NAME["tasks"].address
-    lines = ["", "nod is up.", "  services:"]
+    lines = [
+        "",
+        "nod is up.",
+        f"  Open http://{GATEWAY.address}/ and sign in as {demo.PERSON} with the password in"
+        f" {var / PASSWORD_FILE}",
+        "  (the demo tasks are on the first page; docs/TRYING.md walks through them).",
+        "  services:",
+    ]
     lines += [f"    {s.name:<10} {s.address}" for s in SERVICES]
     lines += [
         f"  demo shop: {shop_url}  (the demo person {demo.PERSON} has a saved login for it;"
         f" one-time codes come from the seed {demo.SHOP_TOTP_SEED})",
         f"  demo app:  {app_url}  (lists every message it received)",
-        "  Try a demo task (docs/TRYING.md walks through each step):",
+        "  Or call the services yourself, e.g.:",
         f'    {GRPCURL} -d \'{{"text": "Buy the desk lamp at the demo shop"}}\' \\',
         f"      {tasks} nod.tasks.v1.TasksService/StartTask",
         "  Ctrl-C stops everything.",

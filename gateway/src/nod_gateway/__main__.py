@@ -1,0 +1,88 @@
+"""python -m nod_gateway serve | migrate | add-person NAME --password-file PATH"""
+
+import argparse
+import asyncio
+import os
+import pathlib
+import secrets
+import sys
+
+import uvicorn
+
+from nod_gateway import MIGRATIONS
+from nod_gateway.app import create_app
+from nod_gateway.people import passwords, store
+from nod_gateway.settings import GatewaySettings
+from nodkit.db import create_engine
+from nodkit.logging import configure_logging, get_logger
+
+
+def serve(settings: GatewaySettings) -> None:
+    host, _, port = settings.listen.rpartition(":")
+    config = uvicorn.Config(
+        create_app(settings),
+        host=host or "0.0.0.0",
+        port=int(port),
+        loop="uvloop",
+        log_config=None,  # nodkit's structured, redacted logging
+        timeout_graceful_shutdown=int(settings.shutdown_grace_s),
+        proxy_headers=True,
+    )
+    uvicorn.Server(config).run()
+
+
+def password_from(path: pathlib.Path) -> str:
+    """The file's password, or a new one written there readable by its owner only."""
+    if path.exists():
+        return path.read_text().strip()
+    password = secrets.token_urlsafe(15)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(descriptor, "w") as file:
+        file.write(password + "\n")
+    return password
+
+
+async def add_person(settings: GatewaySettings, name: str, password: str) -> None:
+    engine = create_engine(settings, MIGRATIONS.schema)
+    try:
+        hashed = await asyncio.to_thread(passwords.hash_password, password)
+        await store.add_person(engine, name, hashed, replace=True)
+    finally:
+        await engine.dispose()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(prog="python -m nod_gateway")
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("serve")
+    commands.add_parser("migrate")
+    adding = commands.add_parser("add-person", help="add a person, or set their password")
+    adding.add_argument("name")
+    adding.add_argument(
+        "--password-file",
+        type=pathlib.Path,
+        required=True,
+        help="read the password from here; if the file is missing, a new password is made"
+        " and written there (mode 0600)",
+    )
+    args = parser.parse_args()
+    settings = GatewaySettings()
+    configure_logging("gateway", level=settings.log_level, fmt=settings.log_format)
+    log = get_logger("nod_gateway")
+    if args.command == "migrate":
+        MIGRATIONS.upgrade(settings.database_url)
+        log.info("migrations.at_head", schema=MIGRATIONS.schema)
+    elif args.command == "add-person":
+        password = password_from(args.password_file)
+        if not passwords.MIN_LENGTH <= len(password) <= passwords.MAX_LENGTH:
+            sys.exit(f"the password must be {passwords.MIN_LENGTH} to 1024 characters")
+        asyncio.run(add_person(settings, args.name, password))
+        log.info("gateway.person_added", name=args.name)
+    else:
+        serve(settings)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

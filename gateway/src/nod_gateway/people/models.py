@@ -1,0 +1,42 @@
+import sqlalchemy as sa
+
+from nod_gateway import SCHEMA
+
+metadata = sa.MetaData(schema=SCHEMA)
+
+people = sa.Table(
+    "people",
+    metadata,
+    # The name is who the person is to every service (x-nod-user).
+    sa.Column("name", sa.Text, primary_key=True),
+    sa.Column("password_hash", sa.Text, nullable=False),
+    sa.Column(
+        "created_at", sa.DateTime(timezone=True), server_default=sa.func.now(), nullable=False
+    ),
+)
+
+sessions = sa.Table(
+    "sessions",
+    metadata,
+    # Only the SHA-256 of the cookie's token is kept: a copy of this table
+    # signs nobody in.
+    sa.Column("token_hash", sa.LargeBinary, primary_key=True),
+    sa.Column("person", sa.Text, sa.ForeignKey("people.name", ondelete="CASCADE"), nullable=False),
+    sa.Column("csrf_token", sa.Text, nullable=False),
+    sa.Column(
+        "created_at", sa.DateTime(timezone=True), server_default=sa.func.now(), nullable=False
+    ),
+    sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
+)
+
+sign_in_attempts = sa.Table(
+    "sign_in_attempts",
+    metadata,
+    sa.Column("id", sa.BigInteger, sa.Identity(), primary_key=True),
+    sa.Column("name", sa.Text, nullable=False),
+    sa.Column("address", sa.Text, nullable=False),
+    sa.Column("succeeded", sa.Boolean, nullable=False),
+    sa.Column("at", sa.DateTime(timezone=True), server_default=sa.func.now(), nullable=False),
+    sa.Index("sign_in_attempts_by_name", "name", "at"),
+    sa.Index("sign_in_attempts_by_address", "address", "at"),
+)

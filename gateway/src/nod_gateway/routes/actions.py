@@ -1,0 +1,147 @@
+"""What the person answers on a task's page: yes or no to an app action or
+a payment, the private form, a question, and what they found when they
+checked something uncertain. Each answer is one call; a refused one changes
+nothing and the card says why. With htmx the card is swapped in place;
+without JavaScript the form posts and the task page comes back."""
+
+import grpc
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from starlette.exceptions import HTTPException
+
+from nod.approvals.v1 import approvals_pb2 as approvals
+from nod.claims.v1 import claims_pb2 as claims
+from nod.payments.v1 import payments_pb2 as payments
+from nod.tasks.v1 import tasks_pb2 as tasks
+from nod_gateway import waits
+from nod_gateway.peers import ServiceCallFailed
+from nod_gateway.web import fields
+from nod_gateway.web.render import fragment, is_fragment
+from nod_gateway.web.sessions import PostedForm
+
+router = APIRouter()
+DECISIONS = {"yes": 1, "no": 2}  # DECISION_YES / DECISION_NO in both services
+# The value field PutPrivateEntry takes for each kind of form.
+FORM_ENTRIES = {
+    tasks.FORM_KIND_ONE_TIME_CODE: (claims.ENTRY_KIND_ONE_TIME_CODE, "code"),
+    tasks.FORM_KIND_PASSWORD: (claims.ENTRY_KIND_TYPED_PASSWORD, "password"),
+    tasks.FORM_KIND_LOGIN: (claims.ENTRY_KIND_TYPED_PASSWORD, "password"),
+    tasks.FORM_KIND_SECURITY_CODE: (claims.ENTRY_KIND_SECURITY_CODE, "security_code"),
+}
+ALREADY = (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.ALREADY_EXISTS)
+
+
+def _back(request: Request, task_id: str, card: str | None = None) -> Response:
+    if card is not None and is_fragment(request):
+        return HTMLResponse(card)
+    return RedirectResponse(f"/tasks/{task_id}", status_code=303)
+
+
+@router.post("/approvals/{approval_id}/decide")
+async def decide_action(request: Request, approval_id: str, asked: PostedForm):
+    decision = DECISIONS[fields.choice(asked.form, "decision", tuple(DECISIONS))]
+    confirmed = asked.form.get("confirm_duplicate") == "yes"
+    note = ""
+    try:
+        await asked.nod.approvals.Decide(
+            approvals.DecideRequest(
+                approval_id=approval_id, decision=decision, confirm_duplicate=confirmed
+            )
+        )
+    except ServiceCallFailed as failure:
+        # Decided already (another tab, a resend): the card shows the outcome.
+        if failure.error.code not in ALREADY:
+            raise
+        note = failure.error.message
+    card = await waits.approval_card(asked.nod, approval_id)
+    html = fragment(request, "_approval.html", **vars(card), note=note)
+    return _back(request, card.approval.task_id, html)
+
+
+@router.post("/payments/{payment_id}/decide")
+async def decide_payment(request: Request, payment_id: str, asked: PostedForm):
+    decision = DECISIONS[fields.choice(asked.form, "decision", tuple(DECISIONS))]
+    note = ""
+    try:
+        await asked.nod.payments.ConfirmPayment(
+            payments.ConfirmPaymentRequest(payment_id=payment_id, decision=decision)
+        )
+    except ServiceCallFailed as failure:
+        if failure.error.code not in ALREADY:
+            raise
+        note = failure.error.message
+    payment, earlier = await waits.payment_card(asked.nod, payment_id)
+    card = fragment(request, "_payment.html", payment=payment, earlier=earlier, note=note)
+    return _back(request, payment.task_id, card)
+
+
+@router.post("/tasks/{task_id}/forms/{form_id}")
+async def submit_private_form(task_id: str, form_id: str, asked: PostedForm):
+    """A picked saved login, or a typed value that goes straight into the
+    vault as a one-time entry; the task only ever gets its id."""
+    nod = asked.nod
+    task = (await nod.tasks.GetTask(tasks.GetTaskRequest(task_id=task_id))).task
+    if task.state != tasks.TASK_STATE_WAITING or task.wait.id != form_id:
+        # Stopped, or answered already: nothing is stored or entered.
+        raise _gone()
+    picked = fields.text(asked.form, "item_id", max_length=64, required=False)
+    if not picked:
+        kind, field_name = FORM_ENTRIES.get(task.wait.form_kind, FORM_ENTRIES[1])
+        values = {field_name: fields.text(asked.form, "value", max_length=1000)}
+        username = fields.text(asked.form, "username", max_length=500, required=False)
+        if username and kind == claims.ENTRY_KIND_TYPED_PASSWORD:
+            values["username"] = username
+        entry = await nod.vault.PutPrivateEntry(
+            claims.PutPrivateEntryRequest(task_id=task_id, kind=kind, fields=values)
+        )
+        picked = entry.id
+    try:
+        await nod.tasks.SubmitPrivateForm(
+            tasks.SubmitPrivateFormRequest(task_id=task_id, form_id=form_id, item_id=picked)
+        )
+    except ServiceCallFailed as failure:
+        if failure.error.code in ALREADY or failure.error.code == grpc.StatusCode.NOT_FOUND:
+            # Stopped in between: the typed value must not outlive the task.
+            await nod.vault.DiscardPrivateEntries(
+                claims.DiscardPrivateEntriesRequest(task_id=task_id)
+            )
+        raise
+    return RedirectResponse(f"/tasks/{task_id}", status_code=303)
+
+
+@router.post("/tasks/{task_id}/questions/{question_id}")
+async def answer_question(task_id: str, question_id: str, asked: PostedForm):
+    text = fields.text(asked.form, "text")
+    await asked.nod.tasks.AnswerQuestion(
+        tasks.AnswerQuestionRequest(task_id=task_id, question_id=question_id, text=text)
+    )
+    return RedirectResponse(f"/tasks/{task_id}", status_code=303)
+
+
+RESOLUTIONS = {
+    "happened": tasks.RESOLUTION_HAPPENED,
+    "did_not_happen": tasks.RESOLUTION_DID_NOT_HAPPEN,
+}
+
+
+@router.post("/tasks/{task_id}/steps/{step}/resolve")
+async def resolve_uncertain(task_id: str, step: int, asked: PostedForm):
+    """ "I checked": what the person found is recorded beside the step, which
+    stays uncertain. "Try again" says it did not happen and asks for a new
+    attempt: the task then makes a new request, never the old one again."""
+    found = fields.choice(asked.form, "found", (*RESOLUTIONS, "try_again"))
+    note = fields.text(asked.form, "note", max_length=1000, required=False)
+    if found == "try_again":
+        note = note or "I checked: it did not happen. Try again, as a new request."
+    resolution = RESOLUTIONS.get(found, tasks.RESOLUTION_DID_NOT_HAPPEN)
+    await asked.nod.tasks.ResolveUncertain(
+        tasks.ResolveUncertainRequest(task_id=task_id, step=step, resolution=resolution, note=note)
+    )
+    return RedirectResponse(f"/tasks/{task_id}", status_code=303)
+
+
+def _gone() -> HTTPException:
+    return HTTPException(
+        409, "This task is no longer waiting for this form (it was stopped or answered); nothing"
+        " was entered.",
+    )  # fmt: skip

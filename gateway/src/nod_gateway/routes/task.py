@@ -1,0 +1,96 @@
+"""One task: its page (the timeline so far and what it needs from the
+person), the live timeline, Stop and Continue."""
+
+from fastapi import APIRouter, Request
+from fastapi.responses import RedirectResponse, Response
+from sse_starlette import EventSourceResponse, ServerSentEvent
+
+from nod.tasks.v1 import tasks_pb2 as tasks
+from nod_gateway import timeline, waits
+from nod_gateway.peers import Nod, ServiceCallFailed
+from nod_gateway.web import fields, words
+from nod_gateway.web.errors import explain
+from nod_gateway.web.render import fragment, page
+from nod_gateway.web.sessions import PostedForm, SignedIn
+
+router = APIRouter()
+# How long a browser waits before reconnecting a live timeline that dropped.
+RETRY_MS = 2000
+
+
+async def get_task(nod: Nod, task_id: str) -> tasks.Task:
+    return (await nod.tasks.GetTask(tasks.GetTaskRequest(task_id=task_id))).task
+
+
+def panel_key(task: tasks.Task, wait: waits.Wait | None) -> str:
+    """Changes exactly when the panel shows something new, so a live update
+    never wipes a form the person is filling in."""
+    parts = [str(task.state), str(task.wait.kind), task.wait.id, str(task.run)]
+    if wait and wait.approval:
+        parts += [str(wait.approval.state), str(wait.approval.execution_state)]
+    if wait and wait.payment:
+        parts += [str(wait.payment.state)]
+    return ":".join(parts)
+
+
+async def panel_values(nod: Nod, task: tasks.Task) -> dict:
+    wait = await waits.current(nod, task)
+    return {
+        "task": task,
+        "wait": wait,
+        "ended": task.state in words.TASK_ENDED,
+        "key": panel_key(task, wait),
+    }
+
+
+@router.get("/tasks/{task_id}")
+async def task_page(request: Request, task_id: str, asked: SignedIn):
+    task = await get_task(asked.nod, task_id)
+    lines = await timeline.history(asked.nod, task_id)
+    after = lines[-1].number if lines else 0
+    values = await panel_values(asked.nod, task)
+    return page(request, "task.html", lines=lines, after=after, **values)
+
+
+def _last_event(request: Request, after: int) -> int:
+    """A reconnecting EventSource sends the last id it saw; it wins."""
+    sent = request.headers.get("last-event-id", "")
+    return int(sent) if sent.isdigit() and len(sent) < 19 else max(after, 0)
+
+
+@router.get("/tasks/{task_id}/events")
+async def task_events(request: Request, task_id: str, asked: SignedIn, after: int = 0):
+    nod = asked.nod
+    await get_task(nod, task_id)  # someone else's task: 404 before any stream
+    request_from = tasks.WatchTaskRequest(task_id=task_id, after_event=_last_event(request, after))
+
+    async def stream():
+        ended = False
+        try:
+            async for reply in nod.watch_task(request_from):
+                made = await timeline.line(nod, reply.event)
+                html = fragment(request, "_line.html", line=made)
+                yield ServerSentEvent(html, event="line", id=str(reply.event.number))
+                values = await panel_values(nod, reply.task)
+                yield ServerSentEvent(fragment(request, "_now.html", **values), event="panel")
+                ended = values["ended"]
+        except ServiceCallFailed as failure:
+            yield ServerSentEvent(explain(failure).message, event="problem", retry=RETRY_MS)
+            return
+        if ended:
+            yield ServerSentEvent("", event="end")
+
+    return EventSourceResponse(stream(), ping=15, headers={"x-accel-buffering": "no"})
+
+
+@router.post("/tasks/{task_id}/stop")
+async def stop_task(task_id: str, asked: PostedForm) -> Response:
+    await asked.nod.tasks.Stop(tasks.StopRequest(task_id=task_id))
+    return RedirectResponse(f"/tasks/{task_id}", status_code=303)
+
+
+@router.post("/tasks/{task_id}/continue")
+async def continue_task(task_id: str, asked: PostedForm) -> Response:
+    text = fields.text(asked.form, "text", required=False) or "Continue."
+    await asked.nod.tasks.Continue(tasks.ContinueRequest(task_id=task_id, text=text))
+    return RedirectResponse(f"/tasks/{task_id}", status_code=303)

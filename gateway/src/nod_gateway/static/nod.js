@@ -1,0 +1,51 @@
+// The live timeline: new lines arrive over server-sent events and are
+// appended; the "what nod needs from you" panel is replaced only when it
+// shows something new, so a form being filled in is never wiped. The
+// browser's EventSource resends the last event id when it reconnects, and
+// the server resumes after it: no line is missed or shown twice.
+(function () {
+  "use strict";
+  var live = document.getElementById("live");
+  if (!live || !window.EventSource || live.dataset.ended === "yes") return;
+  var timeline = document.getElementById("timeline");
+  var now = document.getElementById("now");
+  var last = Number(live.dataset.after || "0");
+  var source = null;
+
+  function showLine(event) {
+    var number = Number(event.lastEventId);
+    if (number <= last) return;
+    last = number;
+    timeline.insertAdjacentHTML("beforeend", event.data);
+  }
+
+  function showPanel(event) {
+    var holder = document.createElement("div");
+    holder.innerHTML = event.data;
+    var fresh = holder.firstElementChild;
+    var shown = now.firstElementChild;
+    if (!fresh || (shown && shown.dataset.key === fresh.dataset.key)) return;
+    now.replaceChildren(fresh);
+    if (window.htmx) window.htmx.process(fresh);
+  }
+
+  function connect() {
+    source = new EventSource(live.dataset.events + "?after=" + last);
+    source.addEventListener("line", showLine);
+    source.addEventListener("panel", showPanel);
+    source.addEventListener("end", function () {
+      source.close();
+      live.dataset.ended = "yes";
+    });
+    source.addEventListener("problem", function (event) {
+      live.textContent = event.data;
+    });
+    source.onerror = function () {
+      // An answer that wasn't a stream (a restart, a 503): open a new one
+      // from the last line shown. A dropped stream reconnects by itself.
+      if (source.readyState === EventSource.CLOSED) setTimeout(connect, 2000);
+    };
+  }
+
+  connect();
+})();

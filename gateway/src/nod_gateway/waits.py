@@ -1,0 +1,90 @@
+"""What a task needs from the person right now, with what the page shows
+for it: a decision card, a payment card, the private form, a question, or a
+check of something uncertain."""
+
+from dataclasses import dataclass
+from typing import Any
+
+from nod.approvals.v1 import approvals_pb2 as approvals
+from nod.claims.v1 import claims_pb2 as claims
+from nod.payments.v1 import payments_pb2 as payments
+from nod.tasks.v1 import tasks_pb2 as tasks
+from nod_gateway.peers import Nod
+
+
+@dataclass
+class Wait:
+    kind: str  # decision | payment | form | question | check
+    task: tasks.Task
+    prompt: str
+    approval: approvals.Approval | None = None
+    payment: payments.Payment | None = None
+    # The earlier action or payment this one may repeat, with its outcome.
+    earlier: Any = None
+    account_label: str = ""
+    logins: list[claims.VaultItem] | None = None
+
+
+@dataclass
+class ApprovalCard:
+    approval: approvals.Approval
+    earlier: approvals.Approval | None
+    account_label: str
+
+
+async def approval_card(nod: Nod, approval_id: str) -> ApprovalCard:
+    approval = (
+        await nod.approvals.GetApproval(approvals.GetApprovalRequest(approval_id=approval_id))
+    ).approval
+    accounts = (await nod.approvals.ListAccounts(approvals.ListAccountsRequest())).accounts
+    label = next((a.label for a in accounts if a.id == approval.account_id), "")
+    earlier = None
+    if approval.possible_duplicate_of:
+        earlier = (
+            await nod.approvals.GetApproval(
+                approvals.GetApprovalRequest(approval_id=approval.possible_duplicate_of)
+            )
+        ).approval
+    return ApprovalCard(approval, earlier, label)
+
+
+async def payment_card(nod: Nod, payment_id: str) -> tuple[payments.Payment, Any]:
+    payment = (
+        await nod.payments.GetPayment(payments.GetPaymentRequest(payment_id=payment_id))
+    ).payment
+    earlier = None
+    if payment.repeat_of_payment_id:
+        earlier = (
+            await nod.payments.GetPayment(
+                payments.GetPaymentRequest(payment_id=payment.repeat_of_payment_id)
+            )
+        ).payment
+    return payment, earlier
+
+
+async def current(nod: Nod, task: tasks.Task) -> Wait | None:
+    if task.state != tasks.TASK_STATE_WAITING:
+        return None
+    wait = task.wait
+    if wait.kind == tasks.WAIT_KIND_DECISION:
+        card = await approval_card(nod, wait.id)
+        return Wait(
+            "decision", task, wait.prompt, card.approval, earlier=card.earlier,
+            account_label=card.account_label,
+        )  # fmt: skip
+    if wait.kind == tasks.WAIT_KIND_PAYMENT:
+        payment, earlier = await payment_card(nod, wait.id)
+        return Wait("payment", task, wait.prompt, payment=payment, earlier=earlier)
+    if wait.kind == tasks.WAIT_KIND_PRIVATE_FORM:
+        logins = None
+        if wait.form_kind == tasks.FORM_KIND_LOGIN:
+            listed = await nod.vault.ListItems(
+                claims.ListItemsRequest(kind=claims.ENTRY_KIND_SAVED_LOGIN)
+            )
+            logins = [
+                item for item in listed.items if not item.origin or item.origin == wait.origin
+            ]
+        return Wait("form", task, wait.prompt, logins=logins)
+    if wait.kind == tasks.WAIT_KIND_ANSWER:
+        return Wait("question", task, wait.prompt)
+    return Wait("check", task, wait.prompt)

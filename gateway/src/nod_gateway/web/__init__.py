@@ -1,0 +1,1 @@
+"""The HTTP side: security (sessions, CSRF, headers), rendering, errors."""

@@ -1,0 +1,75 @@
+"""The gateway's tests drive the whole running system the way a person
+meets it: `make run` (scripts/run.py) in a folder and on ports of its own,
+and a real headless Chromium (Debian's, through Playwright) as the person's
+browser. Every page a test opens is checked for browser console errors;
+screenshots land in the folder NOD_TEST_ARTIFACTS names (default
+var/test-artifacts/)."""
+
+import os
+import pathlib
+import uuid
+
+import pytest
+from playwright.async_api import async_playwright
+
+from nodtest.make_run import MakeRun
+
+from .people import Person
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+ARTIFACTS = pathlib.Path(os.environ.get("NOD_TEST_ARTIFACTS") or ROOT / "var/test-artifacts")
+CHROMIUM = os.environ.get("NOD_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+@pytest.fixture(scope="session")
+def nod(tmp_path_factory):
+    """The whole system, up once for the gateway's tests."""
+    run = MakeRun(
+        ROOT,
+        tmp_path_factory.mktemp("make-run") / "var",
+        f"nod_test_web_{uuid.uuid4().hex[:8]}",
+        # Short limits, so the tests of what happens after them run quickly.
+        NOD_GATEWAY_SIGN_IN_FAILURES="5",
+    )
+    run.urls = run.start()  # type: ignore[attr-defined]
+    yield run
+    run.stop()
+    run.clean()
+
+
+@pytest.fixture(scope="session")
+async def chromium():
+    playwright = await async_playwright().start()
+    browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    yield browser
+    await browser.close()
+    await playwright.stop()
+
+
+@pytest.fixture
+async def ada(nod, chromium, request):
+    """The demo person, signed in, in a browser of their own."""
+    person = Person(nod, chromium, "ada", nod.web_password(), ARTIFACTS / request.node.name)
+    await person.open()
+    await person.sign_in()
+    yield person
+    await person.close()
+
+
+@pytest.fixture
+async def stranger(nod, chromium, request):
+    """Another person, signed in: they must never see or touch ada's things."""
+    name = f"bea-{uuid.uuid4().hex[:6]}"
+    person = Person(nod, chromium, name, nod.add_person(name), ARTIFACTS / request.node.name)
+    await person.open()
+    await person.sign_in()
+    yield person
+    await person.close()
