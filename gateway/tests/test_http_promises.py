@@ -1,0 +1,112 @@
+"""What every answer of the gateway promises over HTTP, read off the wire:
+security headers on pages, files and streams; sign-in before anything;
+no way to be sent to another site after signing in; and a live timeline
+that resumes after the last event a reconnecting browser saw."""
+
+import asyncio
+import re
+
+import httpx
+
+from .web_client import csrf_of, read_events, signed_in_client
+
+SIGN_IN_TASK = "Sign in to the demo shop"
+
+
+def assert_security_headers(response: httpx.Response) -> None:
+    csp = response.headers["content-security-policy"]
+    assert "script-src 'self'" in csp and "'unsafe-inline'" not in csp
+    assert "frame-ancestors 'none'" in csp
+    assert response.headers["x-content-type-options"] == "nosniff"
+    assert response.headers["x-frame-options"] == "DENY"
+
+
+async def test_every_kind_of_answer_carries_the_security_headers(nod):
+    async with (
+        signed_in_client(nod.gateway_url, "ada", nod.web_password()) as client,
+        httpx.AsyncClient(base_url=nod.gateway_url) as anonymous,
+    ):
+        for response in (
+            await anonymous.get("/signin"),
+            await anonymous.get("/static/nod.css"),
+            await anonymous.get("/tasks"),  # a redirect to sign in
+            await client.get("/tasks"),
+            await client.get("/tasks/00000000-0000-0000-0000-000000000000"),  # 404
+        ):
+            assert_security_headers(response)
+        assert (await client.get("/tasks")).headers["cache-control"] == "no-store"
+
+
+async def test_nothing_but_the_sign_in_page_answers_without_a_session(nod):
+    async with httpx.AsyncClient(base_url=nod.gateway_url) as anonymous:
+        page = await anonymous.get("/tasks")
+        assert page.status_code == 303 and page.headers["location"].startswith("/signin")
+        for path in ("/stop", "/tasks"):
+            refused = await anonymous.post(path, data={"text": "x", "request_id": "r"})
+            assert refused.status_code in (401, 403)
+
+
+async def test_signing_in_never_sends_the_person_to_another_site(nod):
+    async with httpx.AsyncClient(base_url=nod.gateway_url) as client:
+        form = await client.get("/signin", params={"next": "//evil.example/steal"})
+        binding = re.search(r'name="binding" value="([^"]+)"', form.text).group(1)
+        assert 'value="/tasks"' in form.text  # the foreign target was dropped
+        signed = await client.post(
+            "/signin",
+            data={
+                "binding": binding,
+                "name": "ada",
+                "password": nod.web_password(),
+                "next": "https://evil.example/",
+            },
+        )
+        assert signed.status_code == 303
+        assert signed.headers["location"] == "/tasks"
+        cookie = signed.headers["set-cookie"]
+        assert "HttpOnly" in cookie and "SameSite=lax" in cookie.replace("Lax", "lax")
+
+
+async def test_a_wrong_password_signs_nobody_in_and_says_so_plainly(nod):
+    async with httpx.AsyncClient(base_url=nod.gateway_url) as client:
+        form = await client.get("/signin")
+        binding = re.search(r'name="binding" value="([^"]+)"', form.text).group(1)
+        wrong = await client.post(
+            "/signin",
+            data={"binding": binding, "name": "ada", "password": "not the password", "next": "/"},
+        )
+        assert wrong.status_code == 401
+        assert "That name and password don&#39;t match." in wrong.text
+        assert "not the password" not in wrong.text
+        assert (await client.get("/tasks")).status_code == 303
+
+
+async def test_the_live_timeline_resumes_after_the_last_event_the_browser_saw(nod):
+    async with signed_in_client(nod.gateway_url, "ada", nod.web_password()) as client:
+        csrf = csrf_of((await client.get("/tasks")).text)
+        started = await client.post(
+            "/tasks", data={"csrf": csrf, "text": SIGN_IN_TASK, "request_id": "resume-1"}
+        )
+        task_path = started.headers["location"]
+        # Wait until the task asks for the code: several events exist by then.
+        for _ in range(150):
+            page = await client.get(task_path)
+            if "One-time code" in page.text:
+                break
+            await asyncio.sleep(0.2)
+        numbers = [int(n) for n in re.findall(r'data-event="(\d+)"', page.text)]
+        assert len(numbers) >= 3, page.text
+        seen = numbers[1]
+        async with client.stream(
+            "GET", f"{task_path}/events", params={"after": 0}, headers={"Last-Event-ID": str(seen)}
+        ) as stream:
+            assert stream.headers["content-type"].startswith("text/event-stream")
+            assert_security_headers(stream)
+            frames = await read_events(stream, until=2 * (len(numbers) - 2))
+        lines = [int(ident) for event, ident, _ in frames if event == "line"]
+        assert lines == numbers[2:]
+        # A resend of the same start form finds the same task, not a second one.
+        again = await client.post(
+            "/tasks", data={"csrf": csrf, "text": SIGN_IN_TASK, "request_id": "resume-1"}
+        )
+        assert again.headers["location"] == task_path
+        await client.post(f"{task_path}/stop", data={"csrf": csrf})

@@ -1,0 +1,47 @@
+"""A person's HTTP client without a browser: signs in through the sign-in
+form (its binding cookie and field) and reads server-sent events."""
+
+import contextlib
+import re
+from collections.abc import AsyncIterator
+
+import httpx
+
+
+@contextlib.asynccontextmanager
+async def signed_in_client(
+    base_url: str, name: str, password: str
+) -> AsyncIterator[httpx.AsyncClient]:
+    async with httpx.AsyncClient(base_url=base_url, timeout=30) as client:
+        form = await client.get("/signin")
+        binding = re.search(r'name="binding" value="([^"]+)"', form.text).group(1)  # type: ignore[union-attr]
+        signed = await client.post(
+            "/signin",
+            data={"binding": binding, "name": name, "password": password, "next": "/tasks"},
+        )
+        assert signed.status_code == 303, signed.text
+        yield client
+
+
+def csrf_of(html: str) -> str:
+    return re.search(r'name="csrf" value="([^"]+)"', html).group(1)  # type: ignore[union-attr]
+
+
+async def read_events(response: httpx.Response, until: int):
+    """(event, id, data) frames of an open stream, until `until` frames."""
+    frames: list[tuple[str, str, str]] = []
+    event, ident, data = "message", "", []
+    async for raw in response.aiter_lines():
+        if raw == "":
+            if data or ident:
+                frames.append((event, ident, "\n".join(data)))
+                if len(frames) >= until:
+                    return frames
+            event, ident, data = "message", "", []
+        elif raw.startswith("event:"):
+            event = raw[6:].strip()
+        elif raw.startswith("id:"):
+            ident = raw[3:].strip()
+        elif raw.startswith("data:"):
+            data.append(raw[5:].removeprefix(" "))
+    return frames
