@@ -74,7 +74,7 @@ class Peers:
             )
             for name, address in addresses.items()
         }
-        self.stubs = {
+        self.stubs: dict[str, Any] = {
             "tasks": tasks_pb2_grpc.TasksServiceStub(self.channels["tasks"]),
             "claims": claims_pb2_grpc.ClaimsServiceStub(self.channels["claims"]),
             "vault": claims_pb2_grpc.VaultServiceStub(self.channels["claims"]),
@@ -87,7 +87,7 @@ class Peers:
 
     async def close(self) -> None:
         for channel in self.channels.values():
-            await channel.close()
+            await channel.close(None)
 
 
 class _Service:
