@@ -1,5 +1,25 @@
 """Every page and action, one module per part of the UI."""
 
-from nod_gateway.routes import actions, auth, health, task, tasks
+from nod_gateway.routes import (
+    actions,
+    apps,
+    auth,
+    decisions,
+    health,
+    history,
+    task,
+    tasks,
+    vault,
+)
 
-ROUTERS = [health.router, auth.router, tasks.router, task.router, actions.router]
+ROUTERS = [
+    health.router,
+    auth.router,
+    tasks.router,
+    task.router,
+    actions.router,
+    vault.router,
+    apps.router,
+    history.router,
+    decisions.router,
+]
