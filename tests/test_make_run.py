@@ -8,9 +8,11 @@ and each works)."""
 import asyncio
 import json
 import pathlib
+import re
 import urllib.request
 import uuid
 
+import httpx
 import psycopg
 import pyotp
 import pytest
@@ -110,8 +112,27 @@ def database_exists(name: str) -> bool:
         )
 
 
+def signs_in_to_the_web_ui(run: MakeRun) -> bool:
+    """What make run printed: the URL to open and where the password is."""
+    text = "".join(run.output)
+    url = re.search(r"Open (http://\S+)/ and sign in as ada with the password in (\S+)", text)
+    assert url is not None, text
+    assert url.group(1) == run.gateway_url
+    password_file = pathlib.Path(url.group(2))
+    assert password_file.stat().st_mode & 0o777 == 0o600
+    with httpx.Client(base_url=url.group(1), timeout=10) as client:
+        form = client.get("/signin").text
+        binding = re.search(r'name="binding" value="([^"]+)"', form).group(1)  # type: ignore[union-attr]
+        password = password_file.read_text().strip()
+        signed = client.post(
+            "/signin", data={"binding": binding, "name": "ada", "password": password, "next": "/"}
+        )
+        return signed.status_code == 303 and client.get("/tasks").status_code == 200
+
+
 async def test_make_run_as_a_newcomer_meets_it(make_run):
     stand_ins = make_run.start()
+    assert signs_in_to_the_web_ui(make_run)
     task = await run_demo_task(make_run, "Buy the desk lamp at the demo shop")
     assert task.state == pb.TASK_STATE_DONE, task.message
     assert "paid" in task.message
@@ -130,6 +151,7 @@ async def test_make_run_as_a_newcomer_meets_it(make_run):
     assert not database_exists(make_run.database)
     assert not (make_run.var / "vault.key").exists()
     stand_ins = make_run.start()
+    assert signs_in_to_the_web_ui(make_run)
     items, accounts = await the_demo_persons_things(make_run)
     assert sorted(i.label for i in items) == ["Demo card", "Demo shop"]
     assert [a.settings["url"] for a in accounts] == [f"{stand_ins['app']}/hooks/nod"]
