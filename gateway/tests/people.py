@@ -28,9 +28,11 @@ class Person:
     def url(self) -> str:
         return self.nod.gateway_url
 
-    async def open(self, width: int = 1280) -> Page:
+    async def open(self, width: int = 1280, java_script: bool = True) -> Page:
         self.context = await self.chromium.new_context(
-            viewport={"width": width, "height": 900}, base_url=self.url
+            viewport={"width": width, "height": 900},
+            base_url=self.url,
+            java_script_enabled=java_script,
         )
         self.page = await self.new_tab()
         return self.page
