@@ -98,12 +98,16 @@ class MakeRun:
         subprocess.run(
             [sys.executable, "-m", "nod_gateway", "add-person", name, "--password-file",
              str(password_file)],
-            env={**self.env, "NOD_DATABASE_URL": self.database_url()},
+            env={**self.env, "NOD_DATABASE_URL": self.database_url(), **self._token_env()},
             check=True,
             capture_output=True,
             timeout=60,
         )  # fmt: skip
         return password_file.read_text().strip()
+
+    def _token_env(self) -> dict[str, str]:
+        """The gateway's settings want a service token even to add a person."""
+        return {"NOD_SERVICE_TOKEN": (self.var / "service-token").read_text().strip()}
 
     def meta(self, person: str = "ada"):
         token = (self.var / "service-token").read_text().strip()
