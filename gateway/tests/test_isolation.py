@@ -141,7 +141,7 @@ def another_site(html: str):
     """A page served by another origin (the same host, another port)."""
 
     class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):  # noqa: N802 - the stdlib's name
+        def do_GET(self):
             body = html.encode()
             self.send_response(200)
             self.send_header("content-type", "text/html; charset=utf-8")
