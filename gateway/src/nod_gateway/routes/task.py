@@ -45,8 +45,12 @@ async def panel_values(nod: Nod, task: tasks.Task) -> dict:
 
 @router.get("/tasks/{task_id}")
 async def task_page(request: Request, task_id: str, asked: SignedIn):
-    task = await get_task(asked.nod, task_id)
+    # The lines first: the panel is then at least as new as the last line,
+    # and the live timeline resumes after it (read the other way round, a
+    # task that starts waiting in between would show "Running" until its
+    # next event).
     lines = await timeline.history(asked.nod, task_id)
+    task = await get_task(asked.nod, task_id)
     after = lines[-1].number if lines else 0
     values = await panel_values(asked.nod, task)
     return page(request, "task.html", lines=lines, after=after, **values)
@@ -85,6 +89,8 @@ async def task_events(request: Request, task_id: str, asked: SignedIn, after: in
 
 @router.post("/tasks/{task_id}/stop")
 async def stop_task(task_id: str, asked: PostedForm) -> Response:
+    # Stop of a task that isn't the person's stops nothing; say so as 404.
+    await get_task(asked.nod, task_id)
     await asked.nod.tasks.Stop(tasks.StopRequest(task_id=task_id))
     return RedirectResponse(f"/tasks/{task_id}", status_code=303)
 

@@ -2,6 +2,7 @@
 same-origin check. Routes take `Depends(signed_in)` for pages and
 `Depends(posted)` for actions."""
 
+import urllib.parse
 from dataclasses import dataclass
 from typing import Annotated
 
@@ -11,6 +12,7 @@ from starlette.datastructures import FormData
 from nod_gateway.peers import Nod
 from nod_gateway.people import store
 from nod_gateway.people.store import Session
+from nod_gateway.web.fields import BadField
 from nod_gateway.web.security import same_origin, tokens_match
 
 COOKIE = "nod_session"
@@ -49,7 +51,27 @@ async def signed_in(request: Request) -> Asking:
 
 
 async def read_form(request: Request) -> FormData:
-    return await request.form(max_files=0, max_fields=MAX_FIELDS, max_part_size=MAX_PART_BYTES)
+    """The posted fields. A plain web form is read here, so a field that is
+    too long is refused by its name; anything else (multipart) by Starlette's
+    own limits."""
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if kind != "application/x-www-form-urlencoded":
+        return await request.form(max_files=0, max_fields=MAX_FIELDS, max_part_size=MAX_PART_BYTES)
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_FIELDS * MAX_PART_BYTES:
+            raise BadField("form", "This form is far too large; nothing was changed.")
+    try:
+        items = urllib.parse.parse_qsl(
+            body.decode("utf-8"), keep_blank_values=True, max_num_fields=MAX_FIELDS
+        )
+    except (UnicodeDecodeError, ValueError):
+        raise BadField("form", "This form could not be read; nothing was changed.") from None
+    for name, value in items:
+        if len(value.encode()) > MAX_PART_BYTES:
+            raise BadField(name, f"{name} is longer than {MAX_PART_BYTES // 1024} KB.")
+    return FormData(items)
 
 
 async def posted(request: Request) -> Posted:
