@@ -110,3 +110,18 @@ async def test_the_live_timeline_resumes_after_the_last_event_the_browser_saw(no
         )
         assert again.headers["location"] == task_path
         await client.post(f"{task_path}/stop", data={"csrf": csrf})
+
+
+async def test_a_field_too_large_to_read_is_refused_by_its_name_and_starts_nothing(nod):
+    async with signed_in_client(nod.gateway_url, "ada", nod.web_password()) as client:
+        page = await client.get("/tasks")
+        before = re.findall(r'href="/tasks/([0-9a-f-]{36})"', page.text)
+        refused = await client.post(
+            "/tasks",
+            data={"csrf": csrf_of(page.text), "text": "x" * 70_000, "request_id": "huge-1"},
+        )
+        assert refused.status_code == 400
+        assert "text is longer than 64 KB." in refused.text
+        assert "x" * 100 not in refused.text
+        after = re.findall(r'href="/tasks/([0-9a-f-]{36})"', (await client.get("/tasks")).text)
+        assert after == before
