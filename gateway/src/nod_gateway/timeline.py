@@ -5,7 +5,9 @@ live event, so a line looks the same however it arrived."""
 
 from dataclasses import dataclass, field
 
+from nod.approvals.v1 import approvals_pb2 as approvals
 from nod.claims.v1 import claims_pb2 as claims
+from nod.payments.v1 import payments_pb2 as payments
 from nod.tasks.v1 import tasks_pb2 as tasks
 from nod_gateway.peers import Nod, ServiceCallFailed
 from nod_gateway.web import words
@@ -22,6 +24,9 @@ class Line:
     # For an uncertain entry or step: what it means and what to do.
     explanation: str = ""
     extra: list[str] = field(default_factory=list)
+    # The decision's or payment's own state beside the step's, e.g. "You
+    # said yes" and "Done": what the person decided stays in view.
+    more_badges: list[tuple[str, str]] = field(default_factory=list)
 
 
 async def claim_badge(nod: Nod, claim_id: str) -> tuple[tuple[str, str], str, str]:
@@ -34,6 +39,38 @@ async def claim_badge(nod: Nod, claim_id: str) -> tuple[tuple[str, str], str, st
     explanation = words.UNCERTAIN_MEANS if claim.state == claims.CLAIM_STATE_UNCERTAIN else ""
     kind = words.ENTRY.get(claim.kind, "private entry")
     return words.badge(words.CLAIM, claim.state), f"{kind}; {found}" if found else kind, explanation
+
+
+async def _add_approval(nod: Nod, made: Line, approval_id: str) -> None:
+    try:
+        reply = await nod.approvals.GetApproval(
+            approvals.GetApprovalRequest(approval_id=approval_id)
+        )
+    except ServiceCallFailed:
+        made.extra.append("The approvals service did not answer: its decision is not shown.")
+        return
+    approval = reply.approval
+    made.more_badges.append(words.badge(words.APPROVAL, approval.state))
+    if approval.execution_state:
+        made.more_badges.append(words.badge(words.EXECUTION, approval.execution_state))
+    if approval.execution_state == approvals.EXECUTION_STATE_UNCERTAIN:
+        made.explanation = words.UNCERTAIN_MEANS
+    if approval.possible_duplicate_of:
+        made.extra.append("It may repeat an earlier action of this task.")
+
+
+async def _add_payment(nod: Nod, made: Line, payment_id: str) -> None:
+    try:
+        reply = await nod.payments.GetPayment(payments.GetPaymentRequest(payment_id=payment_id))
+    except ServiceCallFailed:
+        made.extra.append("The payments service did not answer: the payment is not shown.")
+        return
+    payment = reply.payment
+    made.more_badges.append(words.badge(words.PAYMENT, payment.state))
+    if payment.outcome:
+        made.extra.append(f"Payment: {words.OUTCOME.get(payment.outcome, '')}")
+    if payment.state == payments.PAYMENT_STATE_UNCERTAIN:
+        made.explanation = words.UNCERTAIN_MEANS
 
 
 async def line(nod: Nod, event: tasks.TaskEvent) -> Line:
@@ -51,6 +88,10 @@ async def line(nod: Nod, event: tasks.TaskEvent) -> Line:
             made.extra.insert(0, found)
         elif step.state == tasks.STEP_STATE_UNCERTAIN:
             made.explanation = words.UNCERTAIN_MEANS
+        if step.approval_id:
+            await _add_approval(nod, made, step.approval_id)
+        elif step.payment_id:
+            await _add_payment(nod, made, step.payment_id)
         if step.resolution:
             made.extra.append(words.RESOLUTION.get(step.resolution, ""))
         return made

@@ -28,7 +28,7 @@ class Wait:
 @dataclass
 class ApprovalCard:
     approval: approvals.Approval
-    earlier: approvals.Approval | None
+    earlier: approvals.EarlierApproval | None
     account_label: str
 
 
@@ -38,13 +38,8 @@ async def approval_card(nod: Nod, approval_id: str) -> ApprovalCard:
     ).approval
     accounts = (await nod.approvals.ListAccounts(approvals.ListAccountsRequest())).accounts
     label = next((a.label for a in accounts if a.id == approval.account_id), "")
-    earlier = None
-    if approval.possible_duplicate_of:
-        earlier = (
-            await nod.approvals.GetApproval(
-                approvals.GetApprovalRequest(approval_id=approval.possible_duplicate_of)
-            )
-        ).approval
+    # The earlier approval it may repeat comes with it, as it is now.
+    earlier = approval.earlier if approval.possible_duplicate_of else None
     return ApprovalCard(approval, earlier, label)
 
 

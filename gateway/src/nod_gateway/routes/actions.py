@@ -15,9 +15,10 @@ from nod.payments.v1 import payments_pb2 as payments
 from nod.tasks.v1 import tasks_pb2 as tasks
 from nod_gateway import waits
 from nod_gateway.peers import ServiceCallFailed
+from nod_gateway.routes import deciding
 from nod_gateway.web import fields
-from nod_gateway.web.render import fragment, is_fragment
-from nod_gateway.web.sessions import PostedForm
+from nod_gateway.web.render import fragment, is_fragment, page
+from nod_gateway.web.sessions import PostedForm, SignedIn
 
 router = APIRouter()
 DECISIONS = {"yes": 1, "no": 2}  # DECISION_YES / DECISION_NO in both services
@@ -37,42 +38,76 @@ def _back(request: Request, task_id: str, card: str | None = None) -> Response:
     return RedirectResponse(f"/tasks/{task_id}", status_code=303)
 
 
+def _card_answer(request: Request, task_id: str, template: str, note: str, **card) -> Response:
+    """The decided card in place of the old one; a note (already decided,
+    needs the second confirmation) also goes into the timeline, where it
+    stays when the live panel moves on to the task's next state."""
+    html = fragment(request, template, note=note, **card)
+    if note:
+        html += deciding.timeline_note(request, note)
+    return _back(request, task_id, html)
+
+
+@router.get("/approvals/{approval_id}")
+async def approval_page(request: Request, approval_id: str, asked: SignedIn):
+    """One decision on a page of its own (a link from elsewhere, or a
+    proposal the task is no longer waiting for)."""
+    card = await waits.approval_card(asked.nod, approval_id)
+    return page(request, "approval.html", **vars(card), note="")
+
+
 @router.post("/approvals/{approval_id}/decide")
 async def decide_action(request: Request, approval_id: str, asked: PostedForm):
     decision = DECISIONS[fields.choice(asked.form, "decision", tuple(DECISIONS))]
     confirmed = asked.form.get("confirm_duplicate") == "yes"
-    note = ""
+    async with deciding.one_at_a_time(f"approval:{approval_id}"):
+        # Another tab's press that came first is seen here, not raced.
+        before = await waits.approval_card(asked.nod, approval_id)
+        note = deciding.already_decided(before.approval)
+        if not note:
+            note = await _decide(asked, approval_id, decision, confirmed)
+    card = await waits.approval_card(asked.nod, approval_id)
+    return _card_answer(request, card.approval.task_id, "_approval.html", note, **vars(card))
+
+
+async def _decide(asked, approval_id: str, decision: int, confirmed: bool) -> str:
+    """The note for the card: empty for a decision that counted."""
     try:
-        await asked.nod.approvals.Decide(
+        reply = await asked.nod.approvals.Decide(
             approvals.DecideRequest(
                 approval_id=approval_id, decision=decision, confirm_duplicate=confirmed
             )
         )
     except ServiceCallFailed as failure:
-        # Decided already (another tab, a resend): the card shows the outcome.
         if failure.error.code not in ALREADY:
             raise
-        note = failure.error.message
-    card = await waits.approval_card(asked.nod, approval_id)
-    html = fragment(request, "_approval.html", **vars(card), note=note)
-    return _back(request, card.approval.task_id, html)
+        return deciding.refusal_note(failure)
+    # A winning yes answers once its execution has ended; a yes that lost a
+    # race (another gateway) gets the approval as it is, maybe still running.
+    if reply.approval.execution_state == approvals.EXECUTION_STATE_RUNNING:
+        return deciding.ALREADY_YES
+    return ""
 
 
 @router.post("/payments/{payment_id}/decide")
 async def decide_payment(request: Request, payment_id: str, asked: PostedForm):
     decision = DECISIONS[fields.choice(asked.form, "decision", tuple(DECISIONS))]
-    note = ""
-    try:
-        await asked.nod.payments.ConfirmPayment(
-            payments.ConfirmPaymentRequest(payment_id=payment_id, decision=decision)
-        )
-    except ServiceCallFailed as failure:
-        if failure.error.code not in ALREADY:
-            raise
-        note = failure.error.message
+    async with deciding.one_at_a_time(f"payment:{payment_id}"):
+        payment, _earlier = await waits.payment_card(asked.nod, payment_id)
+        note = deciding.payment_already_decided(payment)
+        if not note:
+            try:
+                await asked.nod.payments.ConfirmPayment(
+                    payments.ConfirmPaymentRequest(payment_id=payment_id, decision=decision)
+                )
+            except ServiceCallFailed as failure:
+                if failure.error.code not in ALREADY:
+                    raise
+                note = deciding.refusal_note(failure)
     payment, earlier = await waits.payment_card(asked.nod, payment_id)
-    card = fragment(request, "_payment.html", payment=payment, earlier=earlier, note=note)
-    return _back(request, payment.task_id, card)
+    return _card_answer(
+        request, payment.task_id, "_payment.html", note, payment=payment, earlier=earlier
+    )
 
 
 @router.post("/tasks/{task_id}/forms/{form_id}")
@@ -83,7 +118,7 @@ async def submit_private_form(task_id: str, form_id: str, asked: PostedForm):
     task = (await nod.tasks.GetTask(tasks.GetTaskRequest(task_id=task_id))).task
     if task.state != tasks.TASK_STATE_WAITING or task.wait.id != form_id:
         # Stopped, or answered already: nothing is stored or entered.
-        raise _gone()
+        raise _gone(task)
     picked = fields.text(asked.form, "item_id", max_length=64, required=False)
     if not picked:
         kind, field_name = FORM_ENTRIES.get(task.wait.form_kind, FORM_ENTRIES[1])
@@ -105,6 +140,8 @@ async def submit_private_form(task_id: str, form_id: str, asked: PostedForm):
             await nod.vault.DiscardPrivateEntries(
                 claims.DiscardPrivateEntriesRequest(task_id=task_id)
             )
+        if failure.error.code in ALREADY:
+            raise _gone(await _task_now(asked, task)) from None
         raise
     return RedirectResponse(f"/tasks/{task_id}", status_code=303)
 
@@ -122,6 +159,8 @@ RESOLUTIONS = {
     "happened": tasks.RESOLUTION_HAPPENED,
     "did_not_happen": tasks.RESOLUTION_DID_NOT_HAPPEN,
 }
+# Told to the task with "it did not happen", which the service already says.
+TRY_AGAIN = "Try again, as a new request."
 
 
 @router.post("/tasks/{task_id}/steps/{step}/resolve")
@@ -132,7 +171,7 @@ async def resolve_uncertain(task_id: str, step: int, asked: PostedForm):
     found = fields.choice(asked.form, "found", (*RESOLUTIONS, "try_again"))
     note = fields.text(asked.form, "note", max_length=1000, required=False)
     if found == "try_again":
-        note = note or "I checked: it did not happen. Try again, as a new request."
+        note = f"{TRY_AGAIN} {note}".strip()
     resolution = RESOLUTIONS.get(found, tasks.RESOLUTION_DID_NOT_HAPPEN)
     await asked.nod.tasks.ResolveUncertain(
         tasks.ResolveUncertainRequest(task_id=task_id, step=step, resolution=resolution, note=note)
@@ -140,8 +179,16 @@ async def resolve_uncertain(task_id: str, step: int, asked: PostedForm):
     return RedirectResponse(f"/tasks/{task_id}", status_code=303)
 
 
-def _gone() -> HTTPException:
-    return HTTPException(
-        409, "This task is no longer waiting for this form (it was stopped or answered); nothing"
-        " was entered.",
-    )  # fmt: skip
+async def _task_now(asked, task: tasks.Task) -> tasks.Task:
+    try:
+        return (await asked.nod.tasks.GetTask(tasks.GetTaskRequest(task_id=task.id))).task
+    except ServiceCallFailed:
+        return task
+
+
+def _gone(task: tasks.Task) -> HTTPException:
+    if task.state == tasks.TASK_STATE_STOPPED:
+        why = "This task was stopped, so it no longer waits for this form"
+    else:
+        why = "This task no longer waits for this form (it was answered, or the task moved on)"
+    return HTTPException(409, f"{why}. Nothing was entered, and what you typed was not kept.")

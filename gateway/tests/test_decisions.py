@@ -1,0 +1,180 @@
+"""Deciding an app action from the task page: two tabs pressing Yes at the
+same moment run it once and both show the outcome (the later press says it
+was already decided); No runs nothing; and a possible duplicate needs the
+explicit second confirmation."""
+
+import asyncio
+import uuid
+
+import grpc
+from google.protobuf.struct_pb2 import Struct
+from playwright.async_api import expect
+
+from nod.approvals.v1 import approvals_pb2 as approvals
+from nod.approvals.v1 import approvals_pb2_grpc
+
+from .outside import NOTE_TASK, SeenPages, app_received
+from .people import ENDED
+
+ALREADY = "already decided"
+
+
+async def _card(page):
+    card = page.locator(".decision", has=page.get_by_role("heading", name="Run this app action?"))
+    await expect(card).to_be_visible(timeout=60_000)
+    return card
+
+
+async def _note_task_decided_yes(nod, ada, seen: SeenPages) -> str:
+    """The demo note task, decided yes and done; its id."""
+    task_id = await ada.start_task(NOTE_TASK)
+    card = await _card(ada.page)
+    await card.get_by_role("button", name="Yes, run it").click()
+    await expect(ada.page.locator(".state-line .badge")).to_have_text("Done", timeout=60_000)
+    await seen.keep(ada.page)
+    return task_id
+
+
+async def test_two_tabs_press_yes_at_once_and_it_runs_once(nod, ada):
+    seen = SeenPages()
+    app = nod.urls["app"]
+    before = len(app_received(app))
+    task_id = await ada.start_task(NOTE_TASK)
+    first = ada.page
+    second = await ada.new_tab()
+    await second.goto(f"/tasks/{task_id}")
+    tabs = (first, second)
+    for tab in tabs:
+        card = await _card(tab)
+        await expect(card).to_contain_text("hello from nod")
+        await expect(card).to_contain_text("Demo app")
+    await ada.shot("approval-card")
+
+    yes = [tab.get_by_role("button", name="Yes, run it") for tab in tabs]
+    await asyncio.gather(*(button.click() for button in yes))
+
+    for number, tab in enumerate(tabs, 1):
+        await expect(tab.locator(".state-line .badge")).to_have_text("Done", timeout=60_000)
+        await expect(tab.locator(".state-line .message")).to_contain_text("sent")
+        said_yes = tab.locator("#timeline .line", has=tab.get_by_text("You said yes", exact=True))
+        await expect(said_yes.first).to_be_visible()
+        # The step, the decision and its one execution.
+        badges = said_yes.first.locator(".badge")
+        await expect(badges).to_have_text(["Done", "You said yes", "Done"])
+        assert await tab.locator(".problem").count() == 0
+        await ada.shot(f"tab-{number}-after-yes", tab)
+    await seen.keep(*tabs)
+
+    received = app_received(app)[before:]
+    assert len(received) == 1, received
+    assert received[0]["body"] == {"text": "hello from nod"}
+    # Exactly one of the tabs lost the race, and says so.
+    lost = [await tab.locator("#timeline", has_text=ALREADY).count() for tab in tabs]
+    assert sorted(lost) == [0, 1], lost
+    # A reload shows the same outcome, from the services.
+    for tab in tabs:
+        await tab.reload()
+        said_yes = tab.locator("#timeline .line", has=tab.get_by_text("You said yes", exact=True))
+        await expect(said_yes.first).to_be_visible()
+        await expect(tab.get_by_role("button", name="Yes, run it")).to_have_count(0)
+    await seen.keep(*tabs)
+    assert len(app_received(app)) == before + 1
+
+
+async def test_no_runs_nothing_and_the_task_says_so(nod, ada):
+    app = nod.urls["app"]
+    before = len(app_received(app))
+    await ada.start_task(NOTE_TASK)
+    card = await _card(ada.page)
+    await card.get_by_role("button", name="No").click()
+    page = ada.page
+    await expect(page.get_by_text("You said no", exact=True).first).to_be_visible()
+    await ada.shot("said-no")
+    await expect(page.locator(".state-line .badge")).to_have_text(ENDED, timeout=60_000)
+    await expect(page.locator(".state-line .message")).to_contain_text("nothing ran")
+    line = page.locator("#timeline .line", has=page.get_by_text("You said no", exact=True))
+    await expect(line.first).to_be_visible()
+    await expect(line.first.locator(".badge")).to_have_text(["Not run", "You said no"])
+    await ada.shot("said-no-ended")
+    assert len(app_received(app)) == before
+
+
+def _propose_again(nod, task_id: str) -> approvals.Approval:
+    """The same saved action proposed again in the same task, as the tasks
+    service proposes one (the scripted planner never repeats an action, so
+    the test makes the repeat itself, through the approvals service's API)."""
+    channel = grpc.insecure_channel(nod.addresses["approvals"])
+    try:
+        stub = approvals_pb2_grpc.ApprovalsServiceStub(channel)
+        meta = nod.meta("ada")
+        accounts = stub.ListAccounts(approvals.ListAccountsRequest(), metadata=meta, timeout=10)
+        account = next(a for a in accounts.accounts if a.app == "webhook")
+        parameters = Struct()
+        parameters.update({"text": "hello from nod"})
+        reply = stub.Propose(
+            approvals.ProposeRequest(
+                task_id=task_id, account_id=account.id, action="post", parameters=parameters,
+                summary="Send the note “hello from nod” to Demo app, again",
+                request_id=f"test-repeat-{uuid.uuid4().hex}",
+            ),
+            metadata=meta,
+            timeout=10,
+        )  # fmt: skip
+        return reply.approval
+    finally:
+        channel.close()
+
+
+async def test_a_possible_duplicate_needs_the_second_confirmation(nod, ada):
+    seen = SeenPages()
+    app = nod.urls["app"]
+    page = ada.page
+    task_id = await _note_task_decided_yes(nod, ada, seen)
+    before = len(app_received(app))
+
+    # Asked to send it again, the scripted planner does not repeat the action.
+    await page.get_by_label("Tell nod what you found, then continue").fill(
+        "Send the same note again."
+    )
+    await page.get_by_role("button", name="Continue").click()
+    await expect(page.locator(".run-count")).to_have_text("Run 2", timeout=60_000)
+    await expect(page.locator(".state-line .badge")).to_have_text(ENDED, timeout=60_000)
+    assert len(app_received(app)) == before
+
+    repeat = _propose_again(nod, task_id)
+    assert repeat.possible_duplicate_of
+    await page.goto(f"/approvals/{repeat.id}")
+    card = await _card(page)
+    duplicate = card.locator(".duplicate")
+    await expect(duplicate).to_contain_text("This may repeat an earlier action")
+    await expect(duplicate.locator(".badge", has_text="You said yes")).to_be_visible()
+    await expect(duplicate.locator(".badge", has_text="Done")).to_be_visible()
+    await ada.shot("possible-duplicate")
+    await seen.keep(page)
+
+    # The browser asks for the tick first; a post without it (a browser
+    # that skips the check) is refused by the service, readably.
+    await card.get_by_role("button", name="Yes, run it").click()
+    await expect(card.get_by_role("button", name="Yes, run it")).to_be_visible()
+    await card.locator("input[name=confirm_duplicate]").evaluate("box => box.required = false")
+    await card.get_by_role("button", name="Yes, run it").click()
+    card = await _card(page)
+    await expect(card.locator(".note")).to_contain_text("Yes, I know it may repeat")
+    await expect(card.locator(".note")).to_contain_text("Nothing ran")
+    await expect(card.get_by_role("button", name="Yes, run it")).to_be_visible()
+    await ada.shot("possible-duplicate-refused")
+    assert len(app_received(app)) == before
+
+    await card.get_by_label("Yes, I know it may repeat the earlier one").check()
+    await card.get_by_role("button", name="Yes, run it").click()
+    card = await _card(page)
+    await expect(card.locator(".outcome").last).to_contain_text("You said yes")
+    await expect(card.locator(".outcome").last).to_contain_text("Done")
+    await ada.shot("possible-duplicate-confirmed")
+    await seen.keep(page)
+    assert len(app_received(app)) == before + 1
+
+    # It can't be decided again.
+    await page.reload()
+    await expect(page.get_by_role("button", name="Yes, run it")).to_have_count(0)
+    assert len(app_received(app)) == before + 1

@@ -1,0 +1,73 @@
+"""The private form after Stop: a code submitted from a page that was still
+open (a browser without JavaScript, so nothing live took the form away) is
+refused with a clear message, nothing is entered at the shop, and the code
+is in no page and no log. The live page loses the form as soon as the task
+is stopped."""
+
+import re
+
+from playwright.async_api import expect
+
+from .outside import SIGN_IN_TASK, SeenPages, counts_since
+from .shop import one_time_code, shop_counts
+
+# What Chromium logs for a page answered with an error status.
+STATUS_409 = re.compile(r"status of 409")
+
+
+async def test_a_code_given_after_stop_is_refused_and_entered_nowhere(nod, ada):
+    seen = SeenPages()
+    shop = nod.urls["shop"]
+    before = shop_counts(shop)
+    page = ada.page
+    task_id = await ada.start_task(SIGN_IN_TASK)
+    await expect(page.get_by_label("One-time code")).to_be_visible(timeout=60_000)
+    await ada.shot("code-form")
+
+    # The same person's other window, without JavaScript: a page that stays as it was.
+    stale_context = await ada.chromium.new_context(
+        base_url=ada.url,
+        storage_state=await ada.context.storage_state(),
+        java_script_enabled=False,
+    )
+    console: list[str] = []
+    try:
+        stale = await stale_context.new_page()
+        stale.on("console", lambda m: m.type == "error" and console.append(m.text))
+        await stale.goto(f"/tasks/{task_id}")
+        code = one_time_code()
+        await stale.get_by_label("One-time code").fill(code)
+        await ada.shot("stale-page-code-typed", stale)
+
+        await page.get_by_role("button", name="Stop this task").click()
+        await expect(page.locator(".state-line .badge")).to_have_text("Stopped", timeout=30_000)
+        await expect(page.get_by_label("One-time code")).to_have_count(0)
+        await expect(page.get_by_role("button", name="Give it to nod, once")).to_have_count(0)
+        await ada.shot("stopped-form-gone")
+        await seen.keep(page)
+
+        async with stale.expect_response(
+            lambda r: r.request.method == "POST" and "/forms/" in r.url
+        ) as answer:
+            await stale.get_by_role("button", name="Give it to nod, once").click()
+        assert (await answer.value).status == 409
+        problem = stale.locator(".problem")
+        await expect(problem).to_contain_text("stopped")
+        await expect(problem).to_contain_text("no longer waits for this form")
+        await expect(problem).to_contain_text("Nothing was entered")
+        await ada.shot("code-after-stop-refused", stale)
+        await seen.keep(stale)
+
+        await stale.goto(f"/tasks/{task_id}")
+        await expect(stale.get_by_label("One-time code")).to_have_count(0)
+        await seen.keep(stale)
+        assert all(STATUS_409.search(text) for text in console), console
+    finally:
+        await stale_context.close()
+
+    await page.reload()
+    await expect(page.locator(".state-line .badge")).to_have_text("Stopped")
+    await seen.keep(page)
+    assert counts_since(shop, before)["otp"] == 0
+    seen.assert_absent(code)
+    assert code not in nod.log_text()
