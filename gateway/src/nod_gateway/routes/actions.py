@@ -21,7 +21,8 @@ from nod_gateway.web.render import fragment, is_fragment, page
 from nod_gateway.web.sessions import PostedForm, SignedIn
 
 router = APIRouter()
-DECISIONS = {"yes": 1, "no": 2}  # DECISION_YES / DECISION_NO in both services
+APPROVAL_DECISIONS = {"yes": approvals.DECISION_YES, "no": approvals.DECISION_NO}
+PAYMENT_DECISIONS = {"yes": payments.DECISION_YES, "no": payments.DECISION_NO}
 # The value field PutPrivateEntry takes for each kind of form.
 FORM_ENTRIES = {
     tasks.FORM_KIND_ONE_TIME_CODE: (claims.ENTRY_KIND_ONE_TIME_CODE, "code"),
@@ -58,7 +59,8 @@ async def approval_page(request: Request, approval_id: str, asked: SignedIn):
 
 @router.post("/approvals/{approval_id}/decide")
 async def decide_action(request: Request, approval_id: str, asked: PostedForm):
-    decision = DECISIONS[fields.choice(asked.form, "decision", tuple(DECISIONS))]
+    answer = fields.choice(asked.form, "decision", tuple(APPROVAL_DECISIONS))
+    decision = APPROVAL_DECISIONS[answer]
     confirmed = asked.form.get("confirm_duplicate") == "yes"
     async with deciding.one_at_a_time(f"approval:{approval_id}"):
         # Another tab's press that came first is seen here, not raced.
@@ -70,7 +72,9 @@ async def decide_action(request: Request, approval_id: str, asked: PostedForm):
     return _card_answer(request, card.approval.task_id, "_approval.html", note, **vars(card))
 
 
-async def _decide(asked, approval_id: str, decision: int, confirmed: bool) -> str:
+async def _decide(
+    asked, approval_id: str, decision: approvals.Decision.ValueType, confirmed: bool
+) -> str:
     """The note for the card: empty for a decision that counted."""
     try:
         reply = await asked.nod.approvals.Decide(
@@ -91,7 +95,7 @@ async def _decide(asked, approval_id: str, decision: int, confirmed: bool) -> st
 
 @router.post("/payments/{payment_id}/decide")
 async def decide_payment(request: Request, payment_id: str, asked: PostedForm):
-    decision = DECISIONS[fields.choice(asked.form, "decision", tuple(DECISIONS))]
+    decision = PAYMENT_DECISIONS[fields.choice(asked.form, "decision", tuple(PAYMENT_DECISIONS))]
     async with deciding.one_at_a_time(f"payment:{payment_id}"):
         payment, _earlier = await waits.payment_card(asked.nod, payment_id)
         note = deciding.payment_already_decided(payment)
@@ -121,7 +125,9 @@ async def submit_private_form(task_id: str, form_id: str, asked: PostedForm):
         raise _gone(task)
     picked = fields.text(asked.form, "item_id", max_length=64, required=False)
     if not picked:
-        kind, field_name = FORM_ENTRIES.get(task.wait.form_kind, FORM_ENTRIES[1])
+        kind, field_name = FORM_ENTRIES.get(
+            task.wait.form_kind, FORM_ENTRIES[tasks.FORM_KIND_ONE_TIME_CODE]
+        )
         values = {field_name: fields.text(asked.form, "value", max_length=1000)}
         username = fields.text(asked.form, "username", max_length=500, required=False)
         if username and kind == claims.ENTRY_KIND_TYPED_PASSWORD:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import Depends, Request
-from starlette.datastructures import FormData
+from starlette.datastructures import FormData, UploadFile
 
 from nod_gateway.peers import Nod
 from nod_gateway.people import store
@@ -71,7 +71,8 @@ async def read_form(request: Request) -> FormData:
     for name, value in items:
         if len(value.encode()) > MAX_PART_BYTES:
             raise BadField(name, f"{name} is longer than {MAX_PART_BYTES // 1024} KB.")
-    return FormData(items)
+    fields: list[tuple[str, str | UploadFile]] = list(items)
+    return FormData(fields)
 
 
 async def posted(request: Request) -> Posted:
