@@ -5,30 +5,20 @@ seeded, and where everything is printed. Ctrl-C stops everything.
 
 NOD_RUN_VAR moves var/ (the tests run this set-up in a folder of their own)."""
 
-import asyncio
 import os
 import pathlib
 import subprocess
 import sys
-import threading
-import time
-import urllib.request
 
 from honcho.manager import Manager
-from pydantic import SecretStr
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-# honcho forks while the set-up thread already talks gRPC; nothing here needs
-# gRPC in a child.
-os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from nodrun import demo, postgres, summary  # noqa: E402
 from nodrun import secrets as local_secrets  # noqa: E402
 from nodrun.ports import free_port, port_is_free  # noqa: E402
-from nodrun.services import BY_NAME, GATEWAY, SERVICES  # noqa: E402
-
-from nodkit.client import wait_until_serving  # noqa: E402
+from nodrun.services import GATEWAY, SERVICES  # noqa: E402
 
 VAR = pathlib.Path(os.environ.get("NOD_RUN_VAR") or ROOT / "var")
 PY = sys.executable
@@ -96,44 +86,6 @@ def demo_ports() -> tuple[int, int]:
     return ports[0], ports[1]
 
 
-def set_up_demo(env: dict[str, str], shop_url: str, app_url: str) -> None:
-    """Runs beside the supervisor: waits for the services, seeds the demo
-    person, then says where everything is."""
-
-    async def go() -> None:
-        for service in SERVICES:
-            await wait_until_serving(service.address, timeout_s=90)
-        await asyncio.to_thread(gateway_answers, GATEWAY.address, 90)
-        await demo.seed(
-            BY_NAME["claims"].address,
-            BY_NAME["approvals"].address,
-            SecretStr(env["NOD_SERVICE_TOKEN"]),
-            shop_url,
-            app_url,
-        )
-
-    try:
-        asyncio.run(go())
-    except Exception as error:  # noqa: BLE001 - reported; the services keep running
-        print(f"\nnod: the demo set-up did not finish: {error!r}\n", flush=True)
-        return
-    print(summary.text(shop_url, app_url, VAR), flush=True)
-
-
-def gateway_answers(address: str, timeout_s: float) -> None:
-    deadline = time.monotonic() + timeout_s
-    while True:
-        try:
-            with urllib.request.urlopen(f"http://{address}/healthz", timeout=2) as reply:
-                if reply.status == 200:
-                    return
-        except OSError:
-            pass
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"the gateway at {address} did not answer in {timeout_s}s")
-        time.sleep(0.2)
-
-
 def main() -> None:
     VAR.mkdir(parents=True, exist_ok=True)
     database_url, source = postgres.find_database(VAR)
@@ -162,8 +114,17 @@ def main() -> None:
         "shop", f"{PY} -m nod_demo.shop --port {shop_port} --account {account}", env=env
     )
     manager.add_process("app", f"{PY} -m nod_demo.webhook_app --port {app_port}", env=env)
-    threading.Thread(target=set_up_demo, args=(env, shop_url, app_url), daemon=True).start()
-    manager.loop()
+    # The set-up is a process of its own, not a thread: honcho forks this
+    # process for each child, and a fork taken while another thread holds a
+    # lock (gRPC's, stdout's) leaves a child stuck before it ever starts.
+    ready = subprocess.Popen(
+        [PY, str(ROOT / "scripts/nodrun/ready.py"), shop_url, app_url, str(VAR)], env=env
+    )
+    try:
+        manager.loop()
+    finally:
+        if ready.poll() is None:
+            ready.terminate()
     sys.exit(manager.returncode)
 
 

@@ -31,6 +31,9 @@
 
   function connect() {
     source = new EventSource(live.dataset.events + "?after=" + last);
+    source.onopen = function () {
+      live.textContent = ""; // a problem shown before is over
+    };
     source.addEventListener("line", showLine);
     source.addEventListener("panel", showPanel);
     source.addEventListener("end", function () {

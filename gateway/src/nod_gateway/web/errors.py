@@ -37,7 +37,7 @@ def explain(failure: ServiceCallFailed) -> Problem:
         )
     if code in UNREACHED or not failure.changes:
         return Problem(
-            503, f"nod can't reach {failure.label} right now",
+            503, "Not reachable right now",
             f"nod can't reach {failure.label} right now; nothing was done. Try again in a moment.",
         )  # fmt: skip
     return Problem(

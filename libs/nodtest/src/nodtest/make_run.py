@@ -65,8 +65,12 @@ class MakeRun:
                     up.set()
 
         threading.Thread(target=read, daemon=True).start()
-        assert up.wait(timeout_s), "make run did not come up:\n" + "".join(self.output[-40:])
-        assert not any("did not finish" in line for line in self.output), "".join(self.output)
+        came_up = up.wait(timeout_s)
+        failed = any("did not finish" in line for line in self.output)
+        if not came_up or failed:
+            # What it started must not outlive the test that started it.
+            self.stop()
+            raise AssertionError("make run did not come up:\n" + "".join(self.output[-60:]))
         text = "".join(self.output)
         return {
             "shop": re.search(r"demo shop: (\S+)", text).group(1),  # type: ignore[union-attr]
@@ -78,9 +82,15 @@ class MakeRun:
         return "".join(self.output)
 
     def stop(self) -> None:
+        """Ctrl-C, as a person stops it; whatever is still there after a
+        minute is killed."""
         if self.process and self.process.poll() is None:
             os.killpg(self.process.pid, signal.SIGINT)
-            self.process.wait(timeout=60)
+            try:
+                self.process.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(timeout=10)
 
     def clean(self) -> None:
         subprocess.run(

@@ -1,0 +1,64 @@
+"""Run by `make run` beside the supervisor: waits for every service and the
+gateway, seeds the demo person, then prints where everything is (or that
+the set-up did not finish; the services keep running either way).
+
+python scripts/nodrun/ready.py SHOP_URL APP_URL VAR"""
+
+import asyncio
+import os
+import pathlib
+import sys
+import time
+import urllib.request
+
+from pydantic import SecretStr
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+
+from nodkit.client import wait_until_serving
+from nodrun import demo, summary
+from nodrun.services import BY_NAME, GATEWAY, SERVICES
+
+TIMEOUT_S = 90
+
+
+def gateway_answers(address: str, timeout_s: float) -> None:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            with urllib.request.urlopen(f"http://{address}/healthz", timeout=2) as reply:
+                if reply.status == 200:
+                    return
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"the gateway at {address} did not answer in {timeout_s}s")
+        time.sleep(0.2)
+
+
+async def set_up(shop_url: str, app_url: str) -> None:
+    for service in SERVICES:
+        await wait_until_serving(service.address, timeout_s=TIMEOUT_S)
+    await asyncio.to_thread(gateway_answers, GATEWAY.address, TIMEOUT_S)
+    await demo.seed(
+        BY_NAME["claims"].address,
+        BY_NAME["approvals"].address,
+        SecretStr(os.environ["NOD_SERVICE_TOKEN"]),
+        shop_url,
+        app_url,
+    )
+
+
+def main() -> int:
+    shop_url, app_url, var = sys.argv[1], sys.argv[2], pathlib.Path(sys.argv[3])
+    try:
+        asyncio.run(set_up(shop_url, app_url))
+    except Exception as error:  # noqa: BLE001 - reported; the services keep running
+        print(f"\nnod: the demo set-up did not finish: {error!r}\n", flush=True)
+        return 1
+    print(summary.text(shop_url, app_url, var), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
