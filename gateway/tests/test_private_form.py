@@ -8,7 +8,7 @@ import re
 
 from playwright.async_api import expect
 
-from .outside import SIGN_IN_TASK, SeenPages, counts_since
+from .outside import SIGN_IN_TASK, SeenPages, counts_since, shop_mode
 from .shop import one_time_code, shop_counts
 
 # What Chromium logs for a page answered with an error status.
@@ -71,3 +71,34 @@ async def test_a_code_given_after_stop_is_refused_and_entered_nowhere(nod, ada):
     assert counts_since(shop, before)["otp"] == 0
     seen.assert_absent(code)
     assert code not in nod.log_text()
+
+
+async def test_a_password_typed_in_the_login_form_signs_in_once(nod, ada):
+    """The saved login's submit went unanswered (the shop dropped it), so
+    the page check can't tell and nod won't enter that login again (G6): it
+    opens the form, the person types the password, and that is entered
+    once. The typed password is in no page and no log."""
+    seen = SeenPages()
+    shop = nod.urls["shop"]
+    page = ada.page
+    with shop_mode(shop, "login", "drop"):
+        await ada.start_task(SIGN_IN_TASK)
+        password_box = page.get_by_role("textbox", name="Password")
+        await expect(password_box).to_be_visible(timeout=90_000)
+    before = shop_counts(shop)
+    await seen.keep(page)
+    await ada.shot("login-form")
+    await page.get_by_label("Username (optional)").fill("ada@example.com")
+    typed = "demo-password-1"
+    await password_box.fill(typed)
+    await page.get_by_role("button", name="Give it to nod, once").click()
+
+    code_box = page.get_by_label("One-time code")
+    await expect(code_box).to_be_visible(timeout=60_000)
+    await code_box.fill(one_time_code())
+    await page.get_by_role("button", name="Give it to nod, once").click()
+    await expect(page.locator(".state-line .badge")).to_have_text("Done", timeout=60_000)
+    await seen.keep(page)
+    assert counts_since(shop, before)["login"] == 1
+    seen.assert_absent(typed)
+    assert typed not in nod.log_text()

@@ -90,6 +90,18 @@ def _went_wrong(call: Call) -> Next | None:
     return None
 
 
+def _login_form_answered(calls: list[Call]) -> dict[str, Any] | None:
+    """The private form a refused saved login opened, once the person has
+    answered it and until what they gave has been entered."""
+    for index, call in enumerate(calls):
+        form = (call.result or {}).get("private_form")
+        if call.name == "enter_saved_login" and form and call.notes_after:
+            later = calls[index + 1 :]
+            if not any(c.name == "enter_from_private_form" for c in later):
+                return form
+    return None
+
+
 def sign_in(context: TaskContext, calls: list[Call]) -> Next | None:
     """The next call of the sign-in, or None once signed in."""
     if not context.logins:
@@ -105,17 +117,30 @@ def sign_in(context: TaskContext, calls: list[Call]) -> Next | None:
         "username": field_ref(page, "username"),
         "password": field_ref(page, "password"),
     }
+    form = _login_form_answered(calls)
     if last.name == "navigate" and page.get("login_form"):
         submit = control_ref(page, "Sign in")
+        if form:
+            return "enter_from_private_form", {
+                "form_id": form["form_id"],
+                "fields": login_fields,
+                "submit": submit,
+            }
         return "enter_saved_login", {"login_id": login.id, "fields": login_fields, "submit": submit}
-    form = (last.result or {}).get("private_form")
-    if last.name == "enter_saved_login" and form and last.notes_after:
-        # The saved login didn't get through; the person gave a password instead.
-        submit = control_ref(page, "Sign in")
-        return "enter_from_private_form", {
-            "form_id": form["form_id"],
-            "fields": login_fields,
-            "submit": submit,
+    if last.name == "enter_saved_login" and form:
+        # The saved login didn't get through; the person gave a password
+        # instead. Typed on the sign-in form, whatever the unanswered submit
+        # left on screen (the site's answer, or no page at all).
+        if page.get("login_form"):
+            submit = control_ref(page, "Sign in")
+            return "enter_from_private_form", {
+                "form_id": form["form_id"],
+                "fields": login_fields,
+                "submit": submit,
+            }
+        return "navigate", {
+            "url": f"{login.origin}/login",
+            "new_action_reason": "back to the sign-in form for the password the person typed",
         }
     if last.name in ("enter_saved_login", "enter_from_private_form") and page.get("code_form"):
         return "ask_private_form", {
