@@ -30,6 +30,10 @@ async def test_continuing_the_done_note_task_sends_nothing_again(nod, ada):
 
     await _continue(ada, "Anything left to do?")
     await expect(page.locator("#timeline")).to_contain_text("Anything left to do?")
+    await expect(page.locator(".state-line .badge")).to_have_text("Done")
+    await expect(page.locator(".state-line .message")).to_have_text(
+        "Nothing more to do. The note was sent to Demo app."
+    )
     await ada.shot("note-continued")
     await page.reload()
     await expect(page.locator(".run-count")).to_have_text("Run 2")
@@ -53,6 +57,9 @@ async def test_continuing_the_done_sign_in_enters_nothing_again(nod, ada):
     before = shop_counts(shop)
 
     await _continue(ada)
+    await expect(page.locator(".state-line .message")).to_have_text(
+        "Nothing more to do. Signed in to the demo shop."
+    )
     await ada.shot("sign-in-continued")
     await page.reload()
     await seen.keep(page)

@@ -215,7 +215,8 @@ def note(context: TaskContext, calls: list[Call]) -> Next | None:
             "parameters": {"text": text},
             "summary": f"Send the note “{text}” to {account.label}",
         }
-    result = calls[-1].result or {}
+    proposal = next((c for c in reversed(calls) if c.name == "propose_app_action"), calls[-1])
+    result = proposal.result or {}
     if result.get("execution") == "done":
         return finish(f"The note was sent to {account.label}.")
     return finish(f"The note was not sent: {result.get('why') or result.get('execution')}")
@@ -248,6 +249,12 @@ class ScriptedPlanner:
                 f"Without a model provider nod can only do the demo tasks: {names}.", []
             )
         calls = history_of(request.messages)
+        if calls and calls[-1].name == "finish":
+            # Continued after it ended: nothing is done again, and an answer
+            # in words (no tool call) ends the run; a second identical
+            # finish would be refused as a repeated call.
+            said = calls[-1].arguments.get("message", "")
+            return ModelReply(f"Nothing more to do. {said}".strip(), [])
         step = script(request.context, calls) or finish("Signed in to the demo shop.")
         name, arguments = step
         return ModelReply(
