@@ -12,6 +12,7 @@ import uuid
 import pytest
 from playwright.async_api import async_playwright
 
+from nod_browser.adapters.chromium import LAUNCH_ARGS
 from nodtest.make_run import MakeRun
 
 from .people import Person
@@ -19,14 +20,6 @@ from .people import Person
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 ARTIFACTS = pathlib.Path(os.environ.get("NOD_TEST_ARTIFACTS") or ROOT / "var/test-artifacts")
 CHROMIUM = os.environ.get("NOD_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 
 @pytest.fixture(scope="session")
@@ -48,7 +41,7 @@ def nod(tmp_path_factory):
 @pytest.fixture(scope="session")
 async def chromium():
     playwright = await async_playwright().start()
-    browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
     yield browser
     await browser.close()
     await playwright.stop()

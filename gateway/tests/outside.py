@@ -39,8 +39,10 @@ def app_mode(app_url: str, mode: str):
 
 
 @contextlib.contextmanager
-def shop_mode(shop_url: str, form: str, mode: str):
-    _post(f"{shop_url}/_control/mode", {"form": form, "mode": mode})
+def shop_mode(shop_url: str, form: str, mode: str, seconds: float | None = None):
+    """The shop answers `form` in this mode (hold: for `seconds`) until the
+    block ends; then it answers normally and lets go of what it held."""
+    _post(f"{shop_url}/_control/mode", {"form": form, "mode": mode, "seconds": seconds})
     try:
         yield
     finally:

@@ -12,15 +12,14 @@ the person to check, the list after Stop all, the form to pick a login or
 type a password, a stopped task, a filtered list, Decisions, Vault, Apps,
 History, a 404 and a problem page."""
 
-import json
 import re
-import urllib.request
 import uuid
 
 import pytest
 from playwright.async_api import expect
 
 from .conftest import ARTIFACTS
+from .outside import app_mode, shop_mode
 from .page_checks import PageChecks
 from .people import Person
 from .shop import one_time_code
@@ -30,29 +29,6 @@ SIGN_IN = "Sign in to the demo shop"
 NOTE = "Send a note to the demo app: hello from nod"
 WIDTHS = [1280, 375]
 STATE = ".state-line .badge"
-
-
-def shop_mode(shop_url: str, form: str, mode: str, seconds: float | None = None) -> None:
-    body = json.dumps({"form": form, "mode": mode, "seconds": seconds}).encode()
-    asked = urllib.request.Request(
-        f"{shop_url}/_control/mode", body, {"content-type": "application/json"}
-    )
-    with urllib.request.urlopen(asked, timeout=5):
-        pass
-    if mode == "ok":
-        release = urllib.request.Request(f"{shop_url}/_control/release", b"{}", method="POST")
-        release.add_header("content-type", "application/json")
-        with urllib.request.urlopen(release, timeout=5):
-            pass
-
-
-def app_mode(app_url: str, mode: str) -> None:
-    body = json.dumps({"mode": mode}).encode()
-    asked = urllib.request.Request(
-        f"{app_url}/_control/mode", body, {"content-type": "application/json"}
-    )
-    with urllib.request.urlopen(asked, timeout=5):
-        pass
 
 
 class Visits(PageChecks):
@@ -95,16 +71,13 @@ async def purchase_pages(ada: Person, checks: Visits, shop_url: str) -> None:
     """One purchase, checked at each of its stops."""
     page = ada.page
     # The shop holds the sign-in, so the task stays Running while it is checked.
-    shop_mode(shop_url, "login", "hold", 30)
-    try:
+    with shop_mode(shop_url, "login", "hold", 30):
         await ada.start_task(PURCHASE)
         await expect(page.locator(STATE)).to_have_text("Running", timeout=60_000)
         await expect(page.locator("#timeline .badge", has_text="Running").first).to_be_visible(
             timeout=60_000
         )
         await checks.check("task-running")
-    finally:
-        shop_mode(shop_url, "login", "ok")
     code_box = page.get_by_label("One-time code")
     await expect(code_box).to_be_visible(timeout=60_000)
     await checks.check("task-waiting-code")
@@ -141,13 +114,10 @@ async def decision_pages(ada: Person, checks: Visits, app_url: str) -> None:
     await checks.check("task-decision")
     await checks.visit("decisions", "/decisions")
     await page.goto(task_url)
-    app_mode(app_url, "drop")
-    try:
+    with app_mode(app_url, "drop"):
         await page.locator(".decision").get_by_role("button", name="Yes, run it").click()
         check = page.get_by_role("heading", name="Please check: this may have happened")
         await expect(check).to_be_visible(timeout=60_000)
-    finally:
-        app_mode(app_url, "ok")
     await checks.check("task-uncertain")
     await page.get_by_role("button", name="Stop all").click()
     await expect(page.get_by_role("status")).to_contain_text("Stopped")
@@ -159,12 +129,9 @@ async def login_form_pages(ada: Person, checks: Visits, shop_url: str) -> None:
     page check can't tell, so nod won't enter that login again and opens
     the form to pick a login or type a password."""
     page = ada.page
-    shop_mode(shop_url, "login", "drop")
-    try:
+    with shop_mode(shop_url, "login", "drop"):
         await ada.start_task(SIGN_IN)
         await expect(page.get_by_role("textbox", name="Password")).to_be_visible(timeout=90_000)
-    finally:
-        shop_mode(shop_url, "login", "ok")
     await checks.check("task-login-form")
     await page.get_by_role("button", name="Stop this task").click()
     await expect(page.locator(STATE)).to_have_text("Stopped", timeout=30_000)

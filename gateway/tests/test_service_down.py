@@ -20,6 +20,7 @@ import uuid
 import pytest
 from playwright.async_api import Page, expect
 
+from nodkit.client import wait_until_answering
 from nodtest.processes import free_port
 
 from .cable import Cable
@@ -64,19 +65,6 @@ class PersonAt(Person):
         return self.gateway_url
 
 
-def healthy(url: str, timeout_s: float) -> None:
-    deadline = time.monotonic() + timeout_s
-    while True:
-        try:
-            with urllib.request.urlopen(f"{url}/healthz", timeout=2) as reply:
-                if reply.status == 200:
-                    return
-        except OSError:
-            pass
-        assert time.monotonic() < deadline, f"the side gateway at {url} did not come up"
-        time.sleep(0.2)
-
-
 @pytest.fixture(scope="module")
 async def side(nod, tmp_path_factory):
     cables = {name: await Cable(nod.addresses[name]).mend() for name in LABELS}
@@ -99,7 +87,7 @@ async def side(nod, tmp_path_factory):
     )
     url = f"http://{address}"
     try:
-        await asyncio.to_thread(healthy, url, 60)
+        await asyncio.to_thread(wait_until_answering, f"{url}/healthz", 60)
         yield SideGateway(url, cables, process)
     finally:
         process.terminate()

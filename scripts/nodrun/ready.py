@@ -8,38 +8,22 @@ import asyncio
 import os
 import pathlib
 import sys
-import time
-import urllib.request
 
 from pydantic import SecretStr
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
-from nodkit.client import wait_until_serving
+from nodkit.client import wait_until_answering, wait_until_serving
 from nodrun import demo, summary
 from nodrun.services import BY_NAME, GATEWAY, SERVICES
 
 TIMEOUT_S = 90
 
 
-def gateway_answers(address: str, timeout_s: float) -> None:
-    deadline = time.monotonic() + timeout_s
-    while True:
-        try:
-            with urllib.request.urlopen(f"http://{address}/healthz", timeout=2) as reply:
-                if reply.status == 200:
-                    return
-        except OSError:
-            pass
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"the gateway at {address} did not answer in {timeout_s}s")
-        time.sleep(0.2)
-
-
 async def set_up(shop_url: str, app_url: str) -> None:
     for service in SERVICES:
         await wait_until_serving(service.address, timeout_s=TIMEOUT_S)
-    await asyncio.to_thread(gateway_answers, GATEWAY.address, TIMEOUT_S)
+    await asyncio.to_thread(wait_until_answering, f"http://{GATEWAY.address}/healthz", TIMEOUT_S)
     await demo.seed(
         BY_NAME["claims"].address,
         BY_NAME["approvals"].address,

@@ -9,6 +9,8 @@ caller must treat the change as possibly made (G4, G5).
 
 import asyncio
 import json
+import time
+import urllib.request
 from collections.abc import Sequence
 from typing import Any
 
@@ -119,3 +121,19 @@ async def wait_until_serving(address: str, timeout_s: float = 30.0) -> None:
             if asyncio.get_running_loop().time() > deadline:
                 raise TimeoutError(f"{address} did not report SERVING in {timeout_s}s")
             await asyncio.sleep(0.1)
+
+
+def wait_until_answering(url: str, timeout_s: float = 30.0) -> None:
+    """An HTTP peer (the gateway's /healthz) answers 200 at `url`; blocking,
+    for set-up scripts and tests (run it in a thread from async code)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=2) as reply:
+                if reply.status == 200:
+                    return
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{url} did not answer in {timeout_s}s")
+        time.sleep(0.2)
