@@ -28,7 +28,11 @@ def _notices(page: dict[str, Any], kind: str) -> list[str]:
 
 def _past(page: dict[str, Any], form_flag: str) -> Check:
     """The form the value went into is gone: it worked. Still there with an
-    error: it did not. Anything else: unclear."""
+    error: it did not. Anything else: unclear, and so is a page that isn't
+    the site's at all (the browser's own error page or a blank one after a
+    cut-off submit: the form is gone from it, but nothing is known)."""
+    if not str(page.get("url", "")).startswith(("http://", "https://")):
+        return Check.UNCLEAR
     if not page.get(form_flag):
         return Check.UNCLEAR if _notices(page, "error") else Check.WORKED
     return Check.DID_NOT_WORK if _notices(page, "error") else Check.UNCLEAR
