@@ -1,6 +1,8 @@
 """`make bench`: the claims service's Claim rate and latency at 1, 8 and 64
-concurrent callers, beside a plain gRPC echo on the same server stack and a
-raw psycopg INSERT ... ON CONFLICT, all measured in this one run.
+concurrent callers, beside a plain gRPC echo on the same server stack, the
+same echo doing one raw INSERT in its handler, and a raw psycopg INSERT ...
+ON CONFLICT from here, all measured in this one run; then each figure the
+hot path's targets name, beside its target.
 
 Each server is its own process (as deployed), logging at INFO to files under
 var/bench; the load comes from this process over loopback.
@@ -84,9 +86,9 @@ async def claim_load(address: str):
     return channel, one_claim
 
 
-def echo_load(address: str):
+def echo_load(address: str, method: str = "Echo"):
     channel = open_channel(address)
-    echo = channel.unary_unary("/nod.bench.v1.EchoService/Echo")
+    echo = channel.unary_unary(f"/nod.bench.v1.EchoService/{method}")
     meta = call_metadata(TOKEN, "bench-person")
     payload = os.urandom(120)
 
@@ -137,6 +139,25 @@ def row(name: str, figures: Figures, server_cpu_us: float | None = None) -> str:
     )
 
 
+def print_targets(measured: dict[int, tuple[Figures, Figures, Figures, Figures]]) -> None:
+    """The hot path's three targets, each beside what this run measured."""
+    print("targets:")
+    if 1 in measured:
+        claim, echo, echo_insert, insert = measured[1]
+        budget = echo.p50_ms + insert.p50_ms + 0.3
+        print(
+            f"  1 caller: Claim p50 {claim.p50_ms:.2f} ms; target <= echo + raw INSERT + 0.3 ="
+            f" {budget:.2f} ms (echo + INSERT in it, the stack's least for one row:"
+            f" {echo_insert.p50_ms:.2f} ms)"
+        )
+    if 8 in measured:
+        print(f"  8 callers: Claim p99 {measured[8][0].p99_ms:.2f} ms; target < 15 ms")
+    if 64 in measured:
+        claim, echo, _, _ = measured[64]
+        ratio = claim.calls_per_s / echo.calls_per_s
+        print(f"  64 callers: Claim / echo = {ratio:.2f}; target >= 0.60")
+
+
 async def measure(call, callers: int, server_pid: int | None = None):
     """Figures, and the server's CPU time per call (independent of how
     busy the rest of the machine is)."""
@@ -174,6 +195,7 @@ async def main() -> None:
                     str(ROOT / "bench/echo_server.py"),
                     f"127.0.0.1:{echo_port}",
                     TOKEN.get_secret_value(),
+                    libpq_url(database_url),
                 ],
                 {},
                 "echo.log",
@@ -183,25 +205,32 @@ async def main() -> None:
         await wait_until_serving(f"127.0.0.1:{echo_port}")
         claims_channel, one_claim = await claim_load(f"127.0.0.1:{claims_port}")
         echo_channel, one_echo = echo_load(f"127.0.0.1:{echo_port}")
+        insert_channel, one_echo_insert = echo_load(f"127.0.0.1:{echo_port}", "EchoInsert")
 
         print(
             f"claims benchmark: {os.cpu_count()} cores, {SECONDS:.0f} s per figure,"
             f" grpcio {grpc.__version__}"
         )
+        measured = {}
         for callers in CALLERS:
             claim, claim_cpu = await measure(one_claim, callers, processes[0].pid)
             echo, echo_cpu = await measure(one_echo, callers, processes[1].pid)
+            echo_insert, echo_insert_cpu = await measure(one_echo_insert, callers, processes[1].pid)
             pool, one_insert = await insert_load(database_url, callers)
             insert, _ = await measure(one_insert, callers)
             await pool.close()
+            measured[callers] = claim, echo, echo_insert, insert
             print(f"{callers} concurrent caller{'s' if callers > 1 else ''}:")
             print(row("Claim", claim, claim_cpu))
             print(row("echo (same stack)", echo, echo_cpu))
+            print(row("echo + INSERT in it", echo_insert, echo_insert_cpu))
             print(row("raw INSERT ON CONFLICT", insert))
             print(f"  Claim / echo = {claim.calls_per_s / echo.calls_per_s:.2f}")
+        print_targets(measured)
         claims_channel.lease_keeper.cancel()
         await claims_channel.close()
         await echo_channel.close()
+        await insert_channel.close()
     finally:
         for process in processes:
             process.kill()

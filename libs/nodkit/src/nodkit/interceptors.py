@@ -9,8 +9,8 @@ Health and reflection stay open: probes carry no token and they reveal no data.
 """
 
 import asyncio
+import os
 import time
-import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 import grpc
@@ -65,7 +65,8 @@ class NodServerInterceptor(grpc.aio.ServerInterceptor):
 
     def _admit(self, method: str, call: grpc.aio.ServicerContext) -> None:
         metadata = {k: v for k, v in call.invocation_metadata() or () if isinstance(v, str)}
-        request_id = metadata.get("x-request-id") or uuid.uuid4().hex
+        # A caller's id is carried on; a fresh one needs only to be unique.
+        request_id = metadata.get("x-request-id") or os.urandom(16).hex()
         context.request_id.set(request_id[:64])
         context.user.set(metadata.get("x-nod-user"))
         context.deadline.set(_deadline_of(call))

@@ -5,35 +5,34 @@ keystroke, so a value the item lacks stops the entry with nothing typed.
 They live only in this call's locals and the grant, which the caller clears,
 and, as the pattern that masks them in page reads, in the session's memory.
 
-Every field is marked private before the first keystroke, all in one
-evaluate, with a mark of this entry's own; each value then goes into the
+Every field is marked private before the first keystroke with a mark of
+this entry's own (a ref's field when its target is found, locating.py; a
+CSS target's here, all in one evaluate); each value then goes into the
 element carrying its mark, so it is never typed into an unmarked element
 (one the page put in the field's place meanwhile).
 """
 
 import asyncio
-import json
 import uuid
 from dataclasses import dataclass
 
 from playwright.async_api import Error, Locator, Page
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
+from nod_browser.adapters.locating import ADD_MARK
 from nod_browser.domain.entry import SHOWN_BACK_FREELY, MissingValue, value_for
 from nod_browser.domain.private_fields import ENTERED_ATTRIBUTE
 from nod_browser.domain.shown_back import EnteredValues
-from nod_browser.domain.targets import dom_selector
+from nod_browser.domain.targets import dom_selector, is_ref
 
-ATTRIBUTE = json.dumps(ENTERED_ATTRIBUTE)
 # [[selector, mark], ...] -> whether each selector named one element, now marked.
 MARK_ALL = f"""(marks) => marks.map(([selector, mark]) => {{
   let found;
   try {{ found = document.querySelectorAll(selector); }} catch (error) {{ return false; }}
   if (found.length !== 1) return false;
-  found[0].setAttribute({ATTRIBUTE}, mark);
+  ({ADD_MARK})(found[0], mark);
   return true;
 }})"""
-MARK_ONE = f"(el, mark) => el.setAttribute({ATTRIBUTE}, mark)"
 
 
 @dataclass(frozen=True)
@@ -41,19 +40,27 @@ class Placement:
     name: str  # the value's field, e.g. "password"
     target: str  # as the caller gave it: an element ref or a CSS selector
     element: Locator
+    mark: str  # this entry's private mark for the field's element
+
+
+def entry_marks(names: list[str]) -> dict[str, str]:
+    """A private mark per field, of this entry's own (one word: no spaces)."""
+    entry = uuid.uuid4().hex[:12]
+    return {name: f"{entry}-{n}" for n, name in enumerate(names)}
 
 
 async def mark_private(page: Page, places: list[Placement]) -> list[Locator]:
-    """Marks every place's element; returns the locators of the marked elements."""
-    entry = uuid.uuid4().hex[:12]
-    marks = [f"{entry}-{place.name}" for place in places]
-    wanted = [[dom_selector(place.target), mark] for place, mark in zip(places, marks, strict=True)]
-    marked = await page.evaluate(MARK_ALL, wanted)
-    for place, mark, done in zip(places, marks, marked, strict=True):
-        if not done:
-            # A CSS target only Playwright's engine finds (e.g. in a shadow root).
-            await place.element.evaluate(MARK_ONE, mark)
-    return [page.locator(f'[{ENTERED_ATTRIBUTE}="{mark}"]') for mark in marks]
+    """Marks the elements of CSS targets (refs' were marked when found);
+    returns the locators of every place's marked element."""
+    unmarked = [place for place in places if not is_ref(place.target)]
+    if unmarked:
+        wanted = [[dom_selector(place.target), place.mark] for place in unmarked]
+        marked = await page.evaluate(MARK_ALL, wanted)
+        for place, done in zip(unmarked, marked, strict=True):
+            if not done:
+                # A CSS target only Playwright's engine finds (e.g. in a shadow root).
+                await place.element.evaluate(ADD_MARK, place.mark)
+    return [page.locator(f'[{ENTERED_ATTRIBUTE}~="{place.mark}"]') for place in places]
 
 
 async def fill_and_press(

@@ -1,12 +1,14 @@
 """EnterPrivate: a claim first, then fill and submit, then a definite end.
 
 Every target is found on the page before anything is claimed, so a bad
-target costs nothing. Claim (holder = this runner, origin = the page's): not
-granted (a resend, or a concurrent call of the same operation) touches
-nothing; a resend whose targets are gone is answered from the record
-(FindClaim). Granted: fill, press submit once, MarkSubmitted. Whatever
-stops it before the submit click completed (an error, the deadline, Stop,
-the caller going away) ends in MarkUncertain, shielded from cancellation.
+target costs nothing; fields named by refs are marked private in that same
+look (a mark only makes page reads mask the field). Claim (holder = this
+runner, origin = the page's): not granted (a resend, or a concurrent call
+of the same operation) touches nothing; a resend whose targets are gone is
+answered from the record (FindClaim). Granted: fill, press submit once,
+MarkSubmitted. Whatever stops it before the submit click completed (an
+error, the deadline, Stop, the caller going away) ends in MarkUncertain,
+shielded from cancellation.
 """
 
 import asyncio
@@ -14,7 +16,12 @@ from dataclasses import dataclass
 
 from nod.claims.v1 import claims_pb2
 from nod_browser.adapters.claims_client import ClaimsClient
-from nod_browser.adapters.filling import Placement, fill_and_press, interrupted_reason
+from nod_browser.adapters.filling import (
+    Placement,
+    entry_marks,
+    fill_and_press,
+    interrupted_reason,
+)
 from nod_browser.adapters.locating import locate_all
 from nod_browser.app.claim_ends import ClaimEnds
 from nod_browser.app.entry_claims import EntryClaims
@@ -62,19 +69,22 @@ class PrivateEntries:
         origin = origin_of(session.page.url)
         if origin is None:
             raise FailedPrecondition("navigate to the site first", reason="NO_ORIGIN")
-        targets = {f"fields.{name}": target for name, target in sorted(request.fields.items())}
+        fields = sorted(request.fields.items())
+        marks = entry_marks([name for name, _ in fields])
+        targets = {f"fields.{name}": target for name, target in fields}
         if request.submit:
             targets["submit"] = request.submit
         try:
             async with asyncio.timeout(self._settings.action_timeout_s):
-                found = await locate_all(session.page, targets)
+                found = await locate_all(
+                    session.page, targets, {f"fields.{name}": marks[name] for name, _ in fields}
+                )
         except TimeoutError:
             raise FailedPrecondition(
                 "the page is still loading; read it again", reason="PAGE_BUSY"
             ) from None
         places = [
-            Placement(name, target, found[f"fields.{name}"])
-            for name, target in sorted(request.fields.items())
+            Placement(name, target, found[f"fields.{name}"], marks[name]) for name, target in fields
         ]
         return origin, places, found.get("submit")
 
