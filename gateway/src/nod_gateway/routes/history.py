@@ -12,13 +12,17 @@ from fastapi.responses import Response
 from nod.approvals.v1 import approvals_pb2 as approvals
 from nod.claims.v1 import claims_pb2 as claims
 from nod.payments.v1 import payments_pb2 as payments
-from nod_gateway.web import words
 from nod_gateway.web.render import page
 from nod_gateway.web.sessions import SignedIn
 
 router = APIRouter()
 PAGE_SIZE = 25
 MAX_TOKEN = 500
+CLAIM_FILTERS = {
+    "running": claims.CLAIM_STATE_RUNNING,
+    "submitted": claims.CLAIM_STATE_SUBMITTED,
+    "uncertain": claims.CLAIM_STATE_UNCERTAIN,
+}
 APPROVAL_FILTERS = {
     "pending": approvals.APPROVAL_STATE_PENDING,
     "approved": approvals.APPROVAL_STATE_APPROVED,
@@ -76,7 +80,7 @@ async def history_page(
     payments_page: str = "",
 ) -> Response:
     wanted = Asked(
-        _known(claims_state, words.CLAIM_FILTERS),
+        _known(claims_state, CLAIM_FILTERS),
         _known(approvals_state, APPROVAL_FILTERS),
         _known(payments_state, PAYMENT_FILTERS),
         claims_page[:MAX_TOKEN],
@@ -87,7 +91,7 @@ async def history_page(
     listed_claims, listed_approvals, listed_payments = await asyncio.gather(
         nod.claims.ListClaims(
             claims.ListClaimsRequest(
-                state=words.CLAIM_FILTERS.get(wanted.claims, claims.CLAIM_STATE_UNSPECIFIED),
+                state=CLAIM_FILTERS.get(wanted.claims, claims.CLAIM_STATE_UNSPECIFIED),
                 page_size=PAGE_SIZE,
                 page_token=wanted.claims_page,
             )
@@ -114,7 +118,7 @@ async def history_page(
         claims=listed_claims,
         approvals=listed_approvals,
         payments=listed_payments,
-        claim_filters=words.CLAIM_FILTERS,
+        claim_filters=CLAIM_FILTERS,
         approval_filters=APPROVAL_FILTERS,
         payment_filters=PAYMENT_FILTERS,
     )

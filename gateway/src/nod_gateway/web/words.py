@@ -52,11 +52,6 @@ CLAIM = {
     claims.CLAIM_STATE_SUBMITTED: ("Submitted", "good"),
     claims.CLAIM_STATE_UNCERTAIN: ("Uncertain", "check"),
 }
-CLAIM_FILTERS = {
-    "running": claims.CLAIM_STATE_RUNNING,
-    "submitted": claims.CLAIM_STATE_SUBMITTED,
-    "uncertain": claims.CLAIM_STATE_UNCERTAIN,
-}
 CHECK = {
     claims.CHECK_RESULT_WORKED: "the page check found it worked",
     claims.CHECK_RESULT_DID_NOT_WORK: "the page check found it did not work",
