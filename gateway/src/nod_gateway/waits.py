@@ -2,6 +2,7 @@
 for it: a decision card, a payment card, the private form, a question, or a
 check of something uncertain."""
 
+import asyncio
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,10 +34,12 @@ class ApprovalCard:
 
 
 async def approval_card(nod: Nod, approval_id: str) -> ApprovalCard:
-    approval = (
-        await nod.approvals.GetApproval(approvals.GetApprovalRequest(approval_id=approval_id))
-    ).approval
-    accounts = (await nod.approvals.ListAccounts(approvals.ListAccountsRequest())).accounts
+    # Neither call waits for the other.
+    got, listed = await asyncio.gather(
+        nod.approvals.GetApproval(approvals.GetApprovalRequest(approval_id=approval_id)),
+        nod.approvals.ListAccounts(approvals.ListAccountsRequest()),
+    )
+    approval, accounts = got.approval, listed.accounts
     label = next((a.label for a in accounts if a.id == approval.account_id), "")
     # The earlier approval it may repeat comes with it, as it is now.
     earlier = approval.earlier if approval.possible_duplicate_of else None
