@@ -6,7 +6,7 @@ import psycopg
 import pytest
 
 from nod.claims.v1 import claims_pb2 as pb
-from nodtest.claims import op_id, put_login
+from nodtest.claims import op_id, put_card, put_login
 from nodtest.rpc import expect_error
 
 from .support import claim_request, live_holder
@@ -22,6 +22,22 @@ async def running(claims_stub, vault_stub, as_person):
     reply = await claims_stub.Claim(claim_request(item, holder), metadata=as_person)
     assert reply.granted
     return reply.claim, holder, item
+
+
+async def test_a_grant_answers_with_the_claim_as_recorded(claims_stub, vault_stub, as_person):
+    """The grant's claim is built from the request and the new row's id and
+    time (the batch statement returns no more): it must be, field for field,
+    the claim the service keeps."""
+    holder = await live_holder(claims_stub, as_person)
+    for item in (await put_login(vault_stub, as_person), await put_card(vault_stub, as_person)):
+        reply = await claims_stub.Claim(claim_request(item, holder), metadata=as_person)
+        assert reply.granted
+        got = await claims_stub.GetClaim(
+            pb.GetClaimRequest(claim_id=reply.claim.id), metadata=as_person
+        )
+        assert reply.claim == got.claim
+        assert reply.claim.state == pb.CLAIM_STATE_RUNNING
+        assert reply.claim.created_at.seconds > 0
 
 
 async def submit(stub, meta, claim, holder):
