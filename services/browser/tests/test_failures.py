@@ -1,12 +1,16 @@
 """Entries that can't start or can't finish: no claims service means no
-keystroke; a bad target claims nothing; a deadline ends the claim UNCERTAIN;
+keystroke; a bad target claims nothing; a deadline ends the claim UNCERTAIN,
+unless the site had already answered the submission (then it is SUBMITTED);
 an end the claims service missed is recorded once it is back."""
 
 import asyncio
+import json
 import signal
+from dataclasses import dataclass
 
 import grpc
 import pytest
+from aiohttp import web
 
 from nod.claims.v1 import claims_pb2
 from nodkit.client import NodRpcError
@@ -90,6 +94,82 @@ async def test_an_entry_past_its_deadline_ends_uncertain_and_is_not_pressed_agai
     assert not again.entered and again.claim.state == claims_pb2.CLAIM_STATE_UNCERTAIN
     shop_site.state.release()
     assert shop_count(shop_site, "login") == 1
+
+
+@dataclass
+class StallingSite:
+    """A sign-in form whose submission is answered at once with a redirect
+    to a page that never finishes loading."""
+
+    url: str
+    sign_ins: int = 0
+
+
+@pytest.fixture
+async def stalling_site():
+    never = asyncio.Event()
+    app = web.Application()
+    site = StallingSite("")
+
+    async def form(request):
+        return web.Response(
+            content_type="text/html",
+            text='<form method="post" action="/login"><input name="username">'
+            '<input name="password" type="password"><button type="submit">Sign in</button></form>',
+        )
+
+    async def sign_in(request):
+        await request.post()
+        site.sign_ins += 1
+        raise web.HTTPSeeOther("/welcome")
+
+    async def welcome(request):
+        await never.wait()
+        return web.Response(text="too late")
+
+    app.add_routes(
+        [web.get("/login", form), web.post("/login", sign_in), web.get("/welcome", welcome)]
+    )
+    runner = web.AppRunner(app, shutdown_timeout=0.1)
+    await runner.setup()
+    tcp = web.TCPSite(runner, "127.0.0.1", 0)
+    await tcp.start()
+    site.url = f"http://127.0.0.1:{runner.addresses[0][1]}"
+    yield site
+    never.set()
+    await runner.cleanup()
+
+
+async def test_a_submission_the_site_answered_stays_submitted_when_the_next_page_never_loads(
+    claims_peer, browser_with, claims_stub, vault_stub, as_person, stalling_site, log_tee
+):
+    stub = await browser_with(claims_peer.address, entry_timeout_s=1.5)
+    item = await put_shop_login(
+        vault_stub, as_person, stalling_site, SHOP_USERNAME, CANARY_PASSWORD
+    )
+    session_id, page = await browser_open(stub, as_person, f"{stalling_site.url}/login")
+
+    reply = await browser_login(stub, as_person, session_id, page, item.id, operation_id="op-stall")
+    again = await browser_login(stub, as_person, session_id, page, item.id, operation_id="op-stall")
+
+    assert reply.entered and reply.claim.state == claims_pb2.CLAIM_STATE_SUBMITTED
+    assert (await get_claim(claims_stub, as_person, reply.claim.id)).state == reply.claim.state
+    assert not again.entered and again.claim.id == reply.claim.id
+    assert stalling_site.sign_ins == 1
+    # Recorded while the click still waited, yet as part of this entry's call.
+    granted = log_line(log_tee.lines, "entry.granted", reply.claim.id)
+    finished = log_line(claims_peer.log_text().splitlines(), "claim.finished", reply.claim.id)
+    assert finished["state"] == "submitted"
+    assert finished["request_id"] == granted["request_id"]
+
+
+def log_line(lines: list[str], event: str, claim_id: str) -> dict:
+    for line in lines:
+        if event in line and claim_id in line:
+            entry = json.loads(line)
+            if entry["event"] == event and entry.get("claim_id") == claim_id:
+                return entry
+    raise AssertionError(f"no {event} line for claim {claim_id}")
 
 
 async def test_an_end_the_claims_service_missed_is_recorded_once_it_is_back(

@@ -14,12 +14,14 @@ element carrying its mark, so it is never typed into an unmarked element
 
 import asyncio
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from playwright.async_api import Error, Locator, Page
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from nod_browser.adapters.locating import ADD_MARK
+from nod_browser.adapters.request_guard import SubmitAnswers
 from nod_browser.domain.entry import SHOWN_BACK_FREELY, MissingValue, value_for
 from nod_browser.domain.private_fields import ENTERED_ATTRIBUTE
 from nod_browser.domain.shown_back import EnteredValues
@@ -70,10 +72,15 @@ async def fill_and_press(
     submit: Locator | None,
     *,
     entered: EnteredValues,
+    submit_answers: SubmitAnswers,
+    on_submit_answered: Callable[[], None],
     action_timeout_s: float,
     deadline: float,
     progress: dict[str, str],
 ) -> None:
+    """on_submit_answered is called the moment the site has answered the
+    submission the click started (only then: not for anything the page sent
+    while its fields were filled), while the click still waits for the page."""
     timeout_ms = action_timeout_s * 1000
     values = [value_for(place.name, grant.secret_fields) for place in places]
     for place, value in zip(places, values, strict=True):
@@ -92,7 +99,8 @@ async def fill_and_press(
         # The click waits for the navigation it starts; a site that holds or
         # drops the answer makes it fail or time out: UNCERTAIN, never a second press.
         remaining_s = max(deadline - asyncio.get_running_loop().time(), 0.001)
-        await submit.click(timeout=remaining_s * 1000)
+        with submit_answers.calling(page, on_submit_answered):
+            await submit.click(timeout=remaining_s * 1000)
 
 
 def interrupted_reason(stage: str, error: BaseException) -> str:

@@ -5,9 +5,17 @@ before the answer arrives (measured against the demo shop: one click, two
 submissions). So a context's requests with any method but GET/HEAD/OPTIONS
 are sent by Playwright's own HTTP client instead, with no retries and no
 redirects followed, and the answer (or the failure) is handed to the page.
+
+Because the guard sends them, it is also the first to know that the site
+answered one: SubmitAnswers tells an entry waiting on its submit click at
+that moment, before the page has taken the answer and loaded what follows.
 """
 
-from playwright.async_api import BrowserContext, Error, Route
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from playwright.async_api import BrowserContext, Error, Page, Request, Route
 
 from nodkit.logging import get_logger
 
@@ -16,22 +24,64 @@ log = get_logger("nod_browser.request_guard")
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
-async def send_unsafe_requests_once(context: BrowserContext, timeout_s: float) -> None:
+@dataclass(eq=False)
+class _Waiting:
+    page: Page
+    on_answer: Callable[[], None]
+
+
+class SubmitAnswers:
+    """Calls back, once, when the site has answered a form submission of a
+    page: an unsafe request that navigates the page's main frame (a form's
+    POST, not a script's fetch or beacon)."""
+
+    def __init__(self) -> None:
+        self._waiting: list[_Waiting] = []
+
+    @contextmanager
+    def calling(self, page: Page, on_answer: Callable[[], None]) -> Iterator[None]:
+        """While inside, the page's next answered submission calls on_answer."""
+        waiting = _Waiting(page, on_answer)
+        self._waiting.append(waiting)
+        try:
+            yield
+        finally:
+            if waiting in self._waiting:
+                self._waiting.remove(waiting)
+
+    def answered(self, request: Request) -> None:
+        if not self._waiting or not request.is_navigation_request():
+            return
+        try:
+            frame = request.frame
+        except Error:
+            return  # not a page's request (a service worker's)
+        if frame.parent_frame is not None:
+            return
+        for waiting in [w for w in self._waiting if w.page == frame.page]:
+            self._waiting.remove(waiting)
+            waiting.on_answer()
+
+
+async def send_unsafe_requests_once(context: BrowserContext, timeout_s: float) -> SubmitAnswers:
+    answers = SubmitAnswers()
+
     async def guard(route: Route) -> None:
         try:
             if route.request.method in SAFE_METHODS:
                 await route.fallback()
                 return
-            await _send_once(route, timeout_s)
+            await _send_once(route, timeout_s, answers)
         except Error:
             # The page or context went away while the request was out; the
             # sending side (e.g. the entry's submit click) reports the outcome.
             log.info("request_guard.page_gone", method=route.request.method)
 
     await context.route("**/*", guard)
+    return answers
 
 
-async def _send_once(route: Route, timeout_s: float) -> None:
+async def _send_once(route: Route, timeout_s: float, answers: SubmitAnswers) -> None:
     try:
         response = await route.fetch(max_redirects=0, max_retries=0, timeout=timeout_s * 1000)
     except Error as error:
@@ -40,4 +90,5 @@ async def _send_once(route: Route, timeout_s: float) -> None:
         )
         await route.abort("connectionreset")
         return
+    answers.answered(route.request)
     await route.fulfill(response=response)

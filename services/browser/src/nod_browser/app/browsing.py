@@ -20,8 +20,8 @@ async def open_session(
     sessions.check_room()
     context = await chromium.new_context()
     context.set_default_timeout(settings.action_timeout_s * 1000)
-    await send_unsafe_requests_once(context, settings.request_timeout_s)
-    return sessions.add(owner, task_id, context, await context.new_page())
+    answers = await send_unsafe_requests_once(context, settings.request_timeout_s)
+    return sessions.add(owner, task_id, context, await context.new_page(), answers)
 
 
 async def navigate(session: Session, url: str, settings: BrowserSettings) -> None:

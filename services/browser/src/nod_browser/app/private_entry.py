@@ -12,6 +12,7 @@ shielded from cancellation.
 """
 
 import asyncio
+import contextvars
 from dataclasses import dataclass
 
 from nod.claims.v1 import claims_pb2
@@ -92,6 +93,19 @@ class PrivateEntries:
         claim_id = grant.claim.id
         log.info("entry.granted", claim_id=claim_id, task_id=session.task_id)
         progress = {"stage": "filling"}
+        # SUBMITTED is recorded from the moment the site has answered the
+        # submission (the values reached it), while the page still loads.
+        # The request guard calls this from its own task: the end still
+        # goes out under this call's context (its request id).
+        recording_submitted: list[asyncio.Task] = []
+        this_call = contextvars.copy_context()
+
+        def record_submitted() -> None:
+            if not recording_submitted:
+                end = self._claims.finish(session.owner, claim_id, None)
+                loop = asyncio.get_running_loop()
+                recording_submitted.append(loop.create_task(end, context=this_call))
+
         try:
             deadline = asyncio.get_running_loop().time() + self._settings.entry_timeout_s
             async with asyncio.timeout_at(deadline):
@@ -101,15 +115,23 @@ class PrivateEntries:
                     places,
                     submit,
                     entered=session.entered,
+                    submit_answers=session.submit_answers,
+                    on_submit_answered=record_submitted,
                     action_timeout_s=self._settings.action_timeout_s,
                     deadline=deadline,
                     progress=progress,
                 )
-        except (Exception, asyncio.CancelledError) as error:  # noqa: BLE001 - all end UNCERTAIN
+        except (Exception, asyncio.CancelledError) as error:  # noqa: BLE001 - every failure ends it
             reason = interrupted_reason(progress["stage"], error)
+            if recording_submitted:
+                # The site had the values; what failed came after: still SUBMITTED.
+                log.warning("entry.submitted_then_interrupted", claim_id=claim_id, reason=reason)
+                return await asyncio.shield(recording_submitted[0])
             log.warning("entry.interrupted", claim_id=claim_id, reason=reason)
             return await asyncio.shield(self._claims.finish(session.owner, claim_id, reason))
         finally:
             grant.secret_fields.clear()
         log.info("entry.submitted", claim_id=claim_id, pressed=submit is not None)
+        if recording_submitted:
+            return await asyncio.shield(recording_submitted[0])
         return await asyncio.shield(self._claims.finish(session.owner, claim_id, None))

@@ -14,6 +14,7 @@ from typing import TypeVar
 
 from playwright.async_api import BrowserContext, Page
 
+from nod_browser.adapters.request_guard import SubmitAnswers
 from nod_browser.domain.shown_back import EnteredValues
 from nodkit.errors import FailedPrecondition, NotFound, ResourceExhausted
 from nodkit.logging import get_logger
@@ -31,6 +32,8 @@ class Session:
     task_id: str
     context: BrowserContext
     page: Page
+    # The context's request guard: it tells an entry when its submission was answered.
+    submit_answers: SubmitAnswers
     created_at: datetime = field(default_factory=lambda: datetime.now(UTC))
     calls: set[asyncio.Task] = field(default_factory=set)
     # The private values entered here, masked in every read for as long as
@@ -70,8 +73,15 @@ class Sessions:
         self._max = max_sessions
         self._by_id: dict[str, Session] = {}
 
-    def add(self, owner: str, task_id: str, context: BrowserContext, page: Page) -> Session:
-        session = Session(str(uuid.uuid4()), owner, task_id, context, page)
+    def add(
+        self,
+        owner: str,
+        task_id: str,
+        context: BrowserContext,
+        page: Page,
+        submit_answers: SubmitAnswers,
+    ) -> Session:
+        session = Session(str(uuid.uuid4()), owner, task_id, context, page, submit_answers)
         self._by_id[session.id] = session
         log.info("session.opened", session_id=session.id, task_id=task_id)
         return session
