@@ -9,9 +9,8 @@ its own, the scripted planner), driven over HTTP with a signed-in session:
                  the bench holds on the tasks service directly, at the same
                  time. BENCH_GATEWAY_TASKS demo tasks ("Send a note to the
                  demo app"), each watched from its decision to its end. The tasks
-                 service's WatchTask looks for new events every
-                 NOD_TASKS_WATCH_POLL_S (0.25 s): most of both figures is that
-                 wait, and the ratio is what the gateway adds to it.
+                 service's WatchTask is woken by each event's notice (LISTEN/
+                 NOTIFY); the ratio is what the gateway adds.
   task list:     GET /tasks for a person with 500 tasks (the page shows 50),
                  beside GET /healthz (the gateway's own database ping), the
                  ListTasks call under the page made directly, and the page of

@@ -32,5 +32,7 @@ class TasksSettings(ServiceSettings):
     # A call to another service; a private entry and an app action's yes take longer.
     peer_timeout_s: float = Field(15.0, gt=0)
     entry_timeout_s: float = Field(90.0, gt=0)
-    # How often WatchTask looks for new events written by another instance.
-    watch_poll_s: float = Field(0.25, gt=0)
+    # WatchTask looks again when a task's new event is announced (any
+    # instance's, LISTEN/NOTIFY), and at least this often in case an
+    # announcement was missed (the listening connection was down).
+    watch_poll_s: float = Field(2.0, gt=0)

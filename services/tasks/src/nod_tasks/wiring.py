@@ -1,8 +1,8 @@
 """Builds the tasks service from its settings: the engine, the peers, the
 model provider (OpenAI-compatible when NOD_MODEL_URL is set, else the
 scripted planner), the worker, the use cases and their servicer; the boot
-reconcile and the loops (lease, sweeper, queue, outside waits, stop
-clean-up). Nothing else constructs them."""
+reconcile and the loops (lease, event notices, sweeper, queue, outside
+waits, stop clean-up). Nothing else constructs them."""
 
 from nod.tasks.v1 import tasks_pb2, tasks_pb2_grpc
 from nod_tasks import MIGRATIONS, SCHEMA
@@ -22,9 +22,12 @@ from nod_tasks.store.models import INSTANCE_LEASES
 from nodkit.background import every
 from nodkit.db import answers, create_engine
 from nodkit.leases import OwnLease
+from nodkit.notices import Notices
 from nodkit.service import GrpcService, Service
 
 SERVICES = tasks_pb2.DESCRIPTOR.services_by_name
+# The channel migration 0002's trigger announces a task's new events on.
+EVENT_NOTICES = "nod_task_events"
 
 
 def model_provider(settings: TasksSettings) -> ModelProvider:
@@ -56,7 +59,8 @@ async def build(settings: TasksSettings, *, provider: ModelProvider | None = Non
     lease = OwnLease(engine, INSTANCE_LEASES, settings.instance_id, settings.lease_ttl_s)
     worker = Worker(engine, RunDeps(engine, peers, provider, settings))
     stopper = Stopper(engine, peers, worker.interrupt)
-    tasks = Tasks(engine, peers, watch_poll_s=settings.watch_poll_s)
+    notices = Notices(settings, EVENT_NOTICES)
+    tasks = Tasks(engine, peers, notices, watch_poll_s=settings.watch_poll_s)
 
     async def boot() -> None:
         await MIGRATIONS.wait_until_at_head(engine, settings.migration_poll_s)
@@ -86,6 +90,7 @@ async def build(settings: TasksSettings, *, provider: ModelProvider | None = Non
         boot=boot,
         background=[
             lease.keep_alive(),
+            notices.run,
             loop(settings.sweep_interval_s, lambda: sweep_once(engine), "sweep"),
             loop(settings.poll_s, worker.poll, "queue"),
             loop(settings.poll_s * 2, lambda: settle_outside_waits(engine, peers), "waits"),

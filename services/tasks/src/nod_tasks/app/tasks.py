@@ -3,6 +3,7 @@ answers to what a task waits for (a private form, a question, a check).
 Callers pass the person (`owner`); another person's task looks like none."""
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
@@ -33,6 +34,7 @@ from nod_tasks.store.models import tasks
 from nodkit import listing, validation
 from nodkit.errors import AlreadyExists, FailedPrecondition, NotFound
 from nodkit.logging import get_logger
+from nodkit.notices import Notices
 
 log = get_logger("nod_tasks.tasks")
 MAX_EVENTS = 500
@@ -46,9 +48,12 @@ class History:
 
 
 class Tasks:
-    def __init__(self, engine: AsyncEngine, peers: Peers, *, watch_poll_s: float) -> None:
+    def __init__(
+        self, engine: AsyncEngine, peers: Peers, notices: Notices, *, watch_poll_s: float
+    ) -> None:
         self._engine = engine
         self._peers = peers
+        self._notices = notices
         self._watch_poll_s = watch_poll_s
 
     async def start(self, owner: str, text: str, request_id: str) -> TaskRecord:
@@ -93,19 +98,24 @@ class Tasks:
         self, owner: str, task_id: str, after: int
     ) -> AsyncIterator[tuple[sa.Row, TaskRecord]]:
         """Every event after `after`, then each new one, until the task has
-        ended and every event is out."""
+        ended and every event is out. It looks again when the task's events
+        are announced (migration 0002), and every watch_poll_s regardless."""
         task = await self.get(owner, task_id)
-        while True:
-            async with self._engine.connect() as conn:
-                events = await task_store.list_events(conn, task.id, after, MAX_EVENTS)
-                task = await task_store.get_task(conn, owner, task.id) or task
-            for event in events:
-                after = event.number
-                yield event, task
-            if not events and task.state in ENDED_STATES:
-                return
-            if not events:
-                await asyncio.sleep(self._watch_poll_s)
+        with self._notices.listen(task.id) as announced:
+            while True:
+                announced.clear()  # before the look: a later event wakes the wait below
+                async with self._engine.connect() as conn:
+                    events = await task_store.list_events(conn, task.id, after, MAX_EVENTS)
+                    task = await task_store.get_task(conn, owner, task.id) or task
+                for event in events:
+                    after = event.number
+                    yield event, task
+                if not events and task.state in ENDED_STATES:
+                    return
+                if not events:
+                    with contextlib.suppress(TimeoutError):
+                        async with asyncio.timeout(self._watch_poll_s):
+                            await announced.wait()
 
     async def continue_(self, owner: str, task_id: str, text: str) -> TaskRecord:
         """The person's explicit continue: a new run that starts from what

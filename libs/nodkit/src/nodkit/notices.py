@@ -1,0 +1,85 @@
+"""Wake-ups by key from PostgreSQL LISTEN/NOTIFY, for calls that wait on a
+change (WatchTask).
+
+A trigger on the watched table sends the changed row's key on a channel
+when the writing transaction commits, whichever instance wrote it; every
+instance listens on one connection of its own and wakes the waiters of that
+key. A notice is only a hint to look again, never the news itself: a
+waiter still reads its rows, and still looks on its own every so often,
+because a notice can be missed (the listening connection was down, or a
+write committed while it reconnected). Each time listening starts again,
+every waiter is woken to look.
+"""
+
+import asyncio
+import contextlib
+from collections.abc import Iterator
+
+import psycopg
+from psycopg import sql
+from psycopg.conninfo import make_conninfo
+
+from nodkit.db import TCP_SETTINGS, libpq_url
+from nodkit.logging import get_logger
+from nodkit.settings import ServiceSettings
+
+log = get_logger("nodkit.notices")
+
+
+class Notices:
+    def __init__(self, settings: ServiceSettings, channel: str, *, retry_s: float = 1.0) -> None:
+        self._conninfo = make_conninfo(
+            libpq_url(settings.database_url),
+            connect_timeout=settings.db_connect_timeout_s,
+            application_name=f"nod-notices-{channel}",
+            **TCP_SETTINGS,
+        )
+        self._channel = channel
+        self._retry_s = retry_s
+        self._waiting: dict[str, set[asyncio.Event]] = {}
+        self.listening = False
+
+    @contextlib.contextmanager
+    def listen(self, key: str) -> Iterator[asyncio.Event]:
+        """An event set when `key` may have changed; clear it before each look."""
+        event = asyncio.Event()
+        self._waiting.setdefault(key, set()).add(event)
+        try:
+            yield event
+        finally:
+            waiting = self._waiting[key]
+            waiting.discard(event)
+            if not waiting:
+                del self._waiting[key]
+
+    def _wake(self, key: str) -> None:
+        for event in self._waiting.get(key, ()):
+            event.set()
+
+    def _wake_all(self) -> None:
+        for waiting in self._waiting.values():
+            for event in waiting:
+                event.set()
+
+    async def run(self) -> None:
+        """Listens until cancelled, connecting again after a lost connection."""
+        while True:
+            try:
+                await self._listen_once()
+            except (psycopg.Error, OSError) as error:
+                log.warning(
+                    "notices.not_listening", channel=self._channel, error=type(error).__name__
+                )
+            finally:
+                self.listening = False
+            await asyncio.sleep(self._retry_s)
+
+    async def _listen_once(self) -> None:
+        conn = await psycopg.AsyncConnection.connect(self._conninfo, autocommit=True)
+        async with conn:
+            await conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self._channel)))
+            self.listening = True
+            log.info("notices.listening", channel=self._channel)
+            self._wake_all()  # anything written while nobody listened
+            async for notice in conn.notifies():
+                self._wake(notice.payload)
