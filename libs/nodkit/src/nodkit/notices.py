@@ -37,7 +37,6 @@ class Notices:
         self._channel = channel
         self._retry_s = retry_s
         self._waiting: dict[str, set[asyncio.Event]] = {}
-        self.listening = False
 
     @contextlib.contextmanager
     def listen(self, key: str) -> Iterator[asyncio.Event]:
@@ -66,19 +65,16 @@ class Notices:
         while True:
             try:
                 await self._listen_once()
-            except (psycopg.Error, OSError) as error:
+            except Exception as error:  # noqa: BLE001 - waiters look on their own meanwhile
                 log.warning(
                     "notices.not_listening", channel=self._channel, error=type(error).__name__
                 )
-            finally:
-                self.listening = False
             await asyncio.sleep(self._retry_s)
 
     async def _listen_once(self) -> None:
         conn = await psycopg.AsyncConnection.connect(self._conninfo, autocommit=True)
         async with conn:
             await conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self._channel)))
-            self.listening = True
             log.info("notices.listening", channel=self._channel)
             self._wake_all()  # anything written while nobody listened
             async for notice in conn.notifies():
