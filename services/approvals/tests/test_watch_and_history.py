@@ -57,3 +57,27 @@ async def test_every_change_is_in_the_history(approvals_stub, as_person, person,
     ]
     assert all(e.at.seconds > 0 for e in reply.events)
     assert decided.finished_at.seconds > 0
+
+
+async def test_a_watch_hears_a_decision_made_on_another_instance_at_once(
+    approvals_factory, as_person, webhook_app
+):
+    # The watched instance never looks on its own within the test.
+    watched = await approvals_factory("approvals-watched", watch_poll_s=120)
+    deciding = await approvals_factory("approvals-deciding")
+    account = await connect_webhook(deciding.stub, as_person, webhook_app.hook_url())
+    approval = await propose(deciding.stub, as_person, account, {"ref": 2})
+    seen = []
+
+    async def watch():
+        request = pb.WatchApprovalRequest(approval_id=approval.id)
+        async for reply in watched.stub.WatchApproval(request, metadata=as_person, timeout=60):
+            seen.append((reply.approval.state, reply.approval.execution_state))
+
+    watcher = asyncio.ensure_future(watch())
+    await asyncio.sleep(0.3)
+    await decide(deciding.stub, as_person, approval.id)
+    await asyncio.wait_for(watcher, 15)
+
+    assert seen[0] == (pb.APPROVAL_STATE_PENDING, pb.EXECUTION_STATE_UNSPECIFIED)
+    assert seen[-1] == (pb.APPROVAL_STATE_APPROVED, pb.EXECUTION_STATE_DONE)

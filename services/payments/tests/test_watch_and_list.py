@@ -47,6 +47,32 @@ async def test_a_watch_follows_the_payment_until_it_is_final(payments_stub, card
     ]
 
 
+async def test_a_watch_hears_a_change_made_on_another_instance_at_once(
+    payments_stub_with, card_claims, as_person
+):
+    # The watched instance never looks on its own within the test.
+    watched = await payments_stub_with(watch_poll_s=120)
+    changing = await payments_stub_with()
+    payment = await create_payment(
+        changing, as_person, card_item_id=await card_claims.card(as_person)
+    )
+    seen: list[int] = []
+
+    async def watch():
+        request = pb.WatchPaymentRequest(payment_id=payment.id)
+        async for reply in watched.WatchPayment(request, metadata=as_person, timeout=60):
+            seen.append(reply.payment.state)
+
+    watching = asyncio.create_task(watch())
+    await eventually(lambda: len(seen) == 1)
+    decline = pb.ConfirmPaymentRequest(payment_id=payment.id, decision=pb.DECISION_NO)
+    await changing.ConfirmPayment(decline, metadata=as_person)
+
+    await asyncio.wait_for(watching, timeout=10)
+    assert seen[0] == pb.PAYMENT_STATE_AWAITING_CONFIRMATION
+    assert seen[-1] == pb.PAYMENT_STATE_REFUSED
+
+
 async def test_a_watch_of_a_final_payment_answers_once(payments_stub, card_claims, as_person):
     payment = await submitted_payment(payments_stub, as_person, card_claims)
     request = pb.WatchPaymentRequest(payment_id=payment.id)

@@ -10,7 +10,6 @@ ran out of time.
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from nod_approvals.app.changes import ChangeFeed
 from nod_approvals.app.executor import Executor
 from nod_approvals.domain.approvals import uncertain
 from nod_approvals.store import approvals as approvals_repo
@@ -37,7 +36,7 @@ async def reconcile_own(engine: AsyncEngine, instance_id: str) -> list[str]:
     return ended
 
 
-async def sweep_once(engine: AsyncEngine, executor: Executor, feed: ChangeFeed) -> list[str]:
+async def sweep_once(engine: AsyncEngine, executor: Executor) -> list[str]:
     actor = f"sweeper:{executor.instance_id}"
     async with engine.begin() as conn:
         dead = await executions_repo.end_running_of_lapsed_instances(
@@ -53,7 +52,6 @@ async def sweep_once(engine: AsyncEngine, executor: Executor, feed: ChangeFeed) 
         )
         expired = await approvals_repo.expire_all_due(conn, actor=actor)
     changed = [*dead, *orphans, *expired]
-    feed.notify(*changed)
     if dead or orphans:
         log.warning("sweep.uncertain_executions", approval_ids=[*dead, *orphans])
     return changed

@@ -26,9 +26,10 @@ class ApprovalsSettings(ServiceSettings):
     # Apps are reached on public addresses only; these networks (comma-separated
     # CIDRs, e.g. 127.0.0.0/8 for local stand-ins) are allowed besides.
     allowed_networks: Annotated[tuple[Network, ...], NoDecode] = ()
-    # How often a watch re-reads the database for changes made elsewhere
-    # (another instance, the sweeper); changes made here wake it at once.
-    watch_poll_s: float = Field(1.0, gt=0)
+    # A watch looks again when the approval's change is announced (any
+    # instance's, LISTEN/NOTIFY), and at least this often in case an
+    # announcement was missed (the listening connection was down).
+    watch_poll_s: float = Field(2.0, gt=0)
 
     @field_validator("allowed_networks", mode="before")
     @classmethod

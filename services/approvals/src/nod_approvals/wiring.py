@@ -1,6 +1,6 @@
 """Builds the approvals service from its settings: the engine, the
 connectors, the use cases and their servicer, this instance's lease, the
-boot reconcile and the sweeper. Nothing else constructs them."""
+change notices, the boot reconcile and the sweeper. Nothing else constructs them."""
 
 from nod.approvals.v1 import approvals_pb2, approvals_pb2_grpc
 from nod_approvals import MIGRATIONS, SCHEMA
@@ -11,7 +11,6 @@ from nod_approvals.adapters.connectors.webhook import WebhookConnector
 from nod_approvals.api.approvals import ApprovalsServicer
 from nod_approvals.app.accounts import Accounts
 from nod_approvals.app.approvals import Approvals
-from nod_approvals.app.changes import ChangeFeed
 from nod_approvals.app.decisions import Decisions
 from nod_approvals.app.executor import BeforeSend, Executor
 from nod_approvals.app.proposals import Proposals
@@ -22,9 +21,12 @@ from nodkit.background import every
 from nodkit.crypto import Sealer
 from nodkit.db import answers, create_engine
 from nodkit.leases import OwnLease
+from nodkit.notices import Notices
 from nodkit.service import GrpcService, Service
 
 SERVICES = approvals_pb2.DESCRIPTOR.services_by_name
+# The channel migration 0004's trigger announces an approval's changes on.
+CHANGE_NOTICES = "nod_approval_changes"
 
 
 async def build(settings: ApprovalsSettings, *, before_send: BeforeSend | None = None) -> Service:
@@ -39,21 +41,20 @@ async def build(settings: ApprovalsSettings, *, before_send: BeforeSend | None =
             ),
         ]
     )
-    feed = ChangeFeed()
+    notices = Notices(settings, CHANGE_NOTICES)
     accounts = Accounts(engine, Sealer(settings.vault_key.get_secret_value()), connectors)
     executor = Executor(
         engine,
         accounts,
         connectors,
-        feed,
         instance_id=settings.instance_id,
         before_send=before_send,
     )
     servicer = ApprovalsServicer(
         accounts,
         Proposals(engine, connectors, ttl_s=settings.approval_ttl_s),
-        Decisions(engine, executor, feed),
-        Approvals(engine, feed, watch_poll_s=settings.watch_poll_s),
+        Decisions(engine, executor),
+        Approvals(engine, notices, watch_poll_s=settings.watch_poll_s),
     )
     lease = OwnLease(engine, INSTANCE_LEASES, settings.instance_id, settings.lease_ttl_s)
 
@@ -61,12 +62,10 @@ async def build(settings: ApprovalsSettings, *, before_send: BeforeSend | None =
         await MIGRATIONS.wait_until_at_head(engine, settings.migration_poll_s)
         await lease.renew()
         await reconcile_own(engine, settings.instance_id)
-        await sweep_once(engine, executor, feed)
+        await sweep_once(engine, executor)
 
     async def sweep() -> None:
-        await every(
-            settings.sweep_interval_s, lambda: sweep_once(engine, executor, feed), event="sweep"
-        )
+        await every(settings.sweep_interval_s, lambda: sweep_once(engine, executor), event="sweep")
 
     async def close() -> None:
         # Whatever is still sending after the grace period ends UNCERTAIN.
@@ -83,7 +82,7 @@ async def build(settings: ApprovalsSettings, *, before_send: BeforeSend | None =
             )
         ],
         boot=boot,
-        background=[lease.keep_alive(), sweep],
+        background=[lease.keep_alive(), notices.run, sweep],
         probe=lambda: answers(engine),
         close=close,
     )

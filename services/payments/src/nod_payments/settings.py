@@ -19,5 +19,7 @@ class PaymentsSettings(ServiceSettings):
     sweep_interval_s: float = Field(5.0, gt=0)
     # How long the person has to say yes.
     confirmation_ttl_s: float = Field(900.0, gt=0)
-    # How often WatchPayment looks at the row.
-    watch_poll_s: float = Field(0.2, gt=0)
+    # WatchPayment looks again when the payment's change is announced (any
+    # instance's, LISTEN/NOTIFY), and at least this often in case an
+    # announcement was missed (the listening connection was down).
+    watch_poll_s: float = Field(2.0, gt=0)

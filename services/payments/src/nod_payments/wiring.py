@@ -1,6 +1,6 @@
 """Builds the payments service from its settings: the engine, this
 instance's lease, the claims client, the use cases and their servicer, the
-boot reconcile and the sweeper. Nothing else constructs them."""
+change notices, the boot reconcile and the sweeper. Nothing else constructs them."""
 
 from nod.payments.v1 import payments_pb2, payments_pb2_grpc
 from nod_payments import MIGRATIONS, SCHEMA
@@ -17,14 +17,18 @@ from nod_payments.store.models import INSTANCE_LEASES
 from nodkit.background import every
 from nodkit.db import answers, create_engine
 from nodkit.leases import OwnLease
+from nodkit.notices import Notices
 from nodkit.service import GrpcService, Service
 
 SERVICES = payments_pb2.DESCRIPTOR.services_by_name
+# The channel migration 0004's trigger announces a payment's changes on.
+CHANGE_NOTICES = "nod_payment_changes"
 
 
 async def build(settings: PaymentsSettings) -> Service:
     engine = create_engine(settings, SCHEMA)
     lease = OwnLease(engine, INSTANCE_LEASES, settings.instance_id, settings.lease_ttl_s)
+    notices = Notices(settings, CHANGE_NOTICES)
     claims = ClaimsClient(
         settings.claims_addr, settings.own_token("payments"), settings.claims_timeout_s
     )
@@ -32,7 +36,7 @@ async def build(settings: PaymentsSettings) -> Service:
         creation=Creation(engine, confirmation_ttl_s=settings.confirmation_ttl_s),
         confirmation=Confirmation(engine, instance_id=settings.instance_id),
         card_entry=CardEntry(engine, lease, claims),
-        payments=Payments(engine, watch_poll_s=settings.watch_poll_s),
+        payments=Payments(engine, notices, watch_poll_s=settings.watch_poll_s),
         limits=LimitsApp(engine),
     )
 
@@ -64,7 +68,7 @@ async def build(settings: PaymentsSettings) -> Service:
             )
         ],
         boot=boot,
-        background=[lease.keep_alive(), sweep],
+        background=[lease.keep_alive(), notices.run, sweep],
         probe=lambda: answers(engine),
         close=close,
     )

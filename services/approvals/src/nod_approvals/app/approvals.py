@@ -8,7 +8,6 @@ from collections.abc import AsyncIterator
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from nod_approvals.app.changes import ChangeFeed
 from nod_approvals.domain.approvals import (
     DEFAULT_CANCEL_REASON,
     ApprovalRecord,
@@ -18,6 +17,7 @@ from nod_approvals.domain.approvals import (
 from nod_approvals.store import approvals as repo
 from nodkit import listing, validation
 from nodkit.logging import get_logger
+from nodkit.notices import Notices
 
 log = get_logger("nod_approvals.approvals")
 
@@ -25,9 +25,9 @@ MAX_REASON = 500
 
 
 class Approvals:
-    def __init__(self, engine: AsyncEngine, feed: ChangeFeed, *, watch_poll_s: float) -> None:
+    def __init__(self, engine: AsyncEngine, notices: Notices, *, watch_poll_s: float) -> None:
         self._engine = engine
-        self._feed = feed
+        self._notices = notices
         self._watch_poll_s = watch_poll_s
 
     async def get(self, owner: str, approval_id: str) -> ApprovalRecord:
@@ -63,16 +63,17 @@ class Approvals:
                 conn, owner, task_id, actor=person(owner), reason=reason
             )
             records = await repo.get_approvals(conn, owner, ids)
-        self._feed.notify(*ids)
         log.info("approvals.cancelled_for_task", task_id=task_id, approval_ids=ids)
         return records
 
     async def watch(self, owner: str, approval_id: str) -> AsyncIterator[ApprovalRecord]:
-        """The approval now and after every change, until it is final."""
+        """The approval now and after every change, until it is final. It
+        looks again when the approval's changes are announced (migration
+        0004, any instance's), and every watch_poll_s regardless."""
         approval_id = validation.uuid_id("approval_id", approval_id)
         shown = None
         while True:
-            with self._feed.listen(approval_id) as changed:
+            with self._notices.listen(approval_id) as changed:
                 record = await self.get(owner, approval_id)
                 if record != shown:
                     yield record

@@ -11,7 +11,6 @@ import asyncio
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from nod_approvals.app.changes import ChangeFeed
 from nod_approvals.app.executor import Executor
 from nod_approvals.app.sending import Execution
 from nod_approvals.domain.approvals import (
@@ -33,10 +32,9 @@ log = get_logger("nod_approvals.decisions")
 
 
 class Decisions:
-    def __init__(self, engine: AsyncEngine, executor: Executor, feed: ChangeFeed) -> None:
+    def __init__(self, engine: AsyncEngine, executor: Executor) -> None:
         self._engine = engine
         self._executor = executor
-        self._feed = feed
 
     async def decide(
         self, owner: str, approval_id: str, decision: Decision, *, confirmed_duplicate: bool
@@ -88,7 +86,6 @@ class Decisions:
                 # Unmatched while still pending means it ran out of time: say so for good.
                 await repo.expire_if_due(conn, owner, approval_id, actor=actor)
             record = await repo.get_approval(conn, owner, approval_id)
-        self._feed.notify(approval_id)
         return won, record
 
     async def _start_execution(

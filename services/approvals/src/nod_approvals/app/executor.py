@@ -15,7 +15,6 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from nod_approvals.adapters.connectors import Connectors
 from nod_approvals.app.accounts import Accounts
-from nod_approvals.app.changes import ChangeFeed
 from nod_approvals.app.sending import Execution, Progress, send_once
 from nod_approvals.domain.approvals import Outcome, instance, not_run, uncertain
 from nod_approvals.store import executions as repo
@@ -35,7 +34,6 @@ class Executor:
         engine: AsyncEngine,
         accounts: Accounts,
         connectors: Connectors,
-        feed: ChangeFeed,
         *,
         instance_id: str,
         before_send: BeforeSend | None = None,
@@ -43,7 +41,6 @@ class Executor:
         self._engine = engine
         self._accounts = accounts
         self._connectors = connectors
-        self._feed = feed
         self.instance_id = instance_id
         self._before_send = before_send
         self._in_flight: set[str] = set()
@@ -124,7 +121,6 @@ class Executor:
             state=outcome.state.value if ended else "already_ended",
             reason=outcome.reason,
         )
-        self._feed.notify(execution.approval.id)
 
 
 def _cut_off(progress: Progress, why: str) -> Outcome:

@@ -1,6 +1,7 @@
 """Reading payments, watching one, and Stop (CancelForTask, G11)."""
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 
@@ -13,6 +14,7 @@ from nod_payments.store import payments as store
 from nod_payments.store import transitions
 from nodkit import listing, validation
 from nodkit.logging import get_logger
+from nodkit.notices import Notices
 
 log = get_logger("nod_payments.payments")
 
@@ -25,8 +27,9 @@ class Cancellation:
 
 
 class Payments:
-    def __init__(self, engine: AsyncEngine, *, watch_poll_s: float) -> None:
+    def __init__(self, engine: AsyncEngine, notices: Notices, *, watch_poll_s: float) -> None:
         self._engine = engine
+        self._notices = notices
         self._watch_poll_s = watch_poll_s
 
     async def get(self, owner: str, payment_id: str) -> PaymentRecord:
@@ -60,13 +63,20 @@ class Payments:
         return Cancellation(cancelled, running)
 
     async def watch(self, owner: str, payment_id: str) -> AsyncIterator[PaymentRecord]:
-        """The payment now and after every change, until it is final."""
+        """The payment now and after every change, until it is final. It
+        looks again when the payment's changes are announced (migration
+        0004, any instance's), and every watch_poll_s regardless."""
+        payment_id = validation.uuid_id("payment_id", payment_id)
         last = None
-        while True:
-            current = await self.get(owner, payment_id)
-            if current != last:
-                yield current
-                last = current
-            if current.is_final:
-                return
-            await asyncio.sleep(self._watch_poll_s)
+        with self._notices.listen(payment_id) as changed:
+            while True:
+                changed.clear()  # before the look: a later change wakes the wait below
+                current = await self.get(owner, payment_id)
+                if current != last:
+                    yield current
+                    last = current
+                if current.is_final:
+                    return
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(self._watch_poll_s):
+                        await changed.wait()
