@@ -1,5 +1,5 @@
 """Wake-ups by key from PostgreSQL LISTEN/NOTIFY, for calls that wait on a
-change (WatchTask).
+change (WatchTask, WatchApproval, WatchPayment).
 
 A trigger on the watched table sends the changed row's key on a channel
 when the writing transaction commits, whichever instance wrote it; every
@@ -24,6 +24,13 @@ from nodkit.logging import get_logger
 from nodkit.settings import ServiceSettings
 
 log = get_logger("nodkit.notices")
+
+
+async def announced_or_timeout(announced: asyncio.Event, timeout_s: float) -> None:
+    """Returns when the key is announced, or after timeout_s: time to look again."""
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(timeout_s):
+            await announced.wait()
 
 
 class Notices:

@@ -1,8 +1,6 @@
 """Reading, watching and cancelling approvals. Callers pass the person
 (`owner`)."""
 
-import asyncio
-import contextlib
 from collections.abc import AsyncIterator
 
 import sqlalchemy as sa
@@ -17,7 +15,7 @@ from nod_approvals.domain.approvals import (
 from nod_approvals.store import approvals as repo
 from nodkit import listing, validation
 from nodkit.logging import get_logger
-from nodkit.notices import Notices
+from nodkit.notices import Notices, announced_or_timeout
 
 log = get_logger("nod_approvals.approvals")
 
@@ -72,14 +70,13 @@ class Approvals:
         0004, any instance's), and every watch_poll_s regardless."""
         approval_id = validation.uuid_id("approval_id", approval_id)
         shown = None
-        while True:
-            with self._notices.listen(approval_id) as changed:
+        with self._notices.listen(approval_id) as changed:
+            while True:
+                changed.clear()  # before the look: a later change wakes the wait below
                 record = await self.get(owner, approval_id)
                 if record != shown:
                     yield record
                     shown = record
                 if record.is_final:
                     return
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(self._watch_poll_s):
-                        await changed.wait()
+                await announced_or_timeout(changed, self._watch_poll_s)

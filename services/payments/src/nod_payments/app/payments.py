@@ -1,7 +1,5 @@
 """Reading payments, watching one, and Stop (CancelForTask, G11)."""
 
-import asyncio
-import contextlib
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 
@@ -14,7 +12,7 @@ from nod_payments.store import payments as store
 from nod_payments.store import transitions
 from nodkit import listing, validation
 from nodkit.logging import get_logger
-from nodkit.notices import Notices
+from nodkit.notices import Notices, announced_or_timeout
 
 log = get_logger("nod_payments.payments")
 
@@ -77,6 +75,4 @@ class Payments:
                     last = current
                 if current.is_final:
                     return
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(self._watch_poll_s):
-                        await changed.wait()
+                await announced_or_timeout(changed, self._watch_poll_s)

@@ -2,8 +2,6 @@
 answers to what a task waits for (a private form, a question, a check).
 Callers pass the person (`owner`); another person's task looks like none."""
 
-import asyncio
-import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
@@ -34,7 +32,7 @@ from nod_tasks.store.models import tasks
 from nodkit import listing, validation
 from nodkit.errors import AlreadyExists, FailedPrecondition, NotFound
 from nodkit.logging import get_logger
-from nodkit.notices import Notices
+from nodkit.notices import Notices, announced_or_timeout
 
 log = get_logger("nod_tasks.tasks")
 MAX_EVENTS = 500
@@ -113,9 +111,7 @@ class Tasks:
                 if not events and task.state in ENDED_STATES:
                     return
                 if not events:
-                    with contextlib.suppress(TimeoutError):
-                        async with asyncio.timeout(self._watch_poll_s):
-                            await announced.wait()
+                    await announced_or_timeout(announced, self._watch_poll_s)
 
     async def continue_(self, owner: str, task_id: str, text: str) -> TaskRecord:
         """The person's explicit continue: a new run that starts from what
