@@ -103,6 +103,9 @@ class Tasks:
             while True:
                 announced.clear()  # before the look: a later event wakes the wait below
                 async with self._engine.connect() as conn:
+                    # One snapshot for both reads: a task seen ended is seen with
+                    # every event up to its end, so none is left out of the stream.
+                    await conn.execution_options(isolation_level="REPEATABLE READ")
                     events = await task_store.list_events(conn, task.id, after, MAX_EVENTS)
                     task = await task_store.get_task(conn, owner, task.id) or task
                 for event in events:
