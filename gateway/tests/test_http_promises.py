@@ -112,6 +112,30 @@ async def test_the_live_timeline_resumes_after_the_last_event_the_browser_saw(no
         await client.post(f"{task_path}/stop", data={"csrf": csrf})
 
 
+async def test_a_stream_resumed_after_an_ended_tasks_last_line_says_it_has_ended(nod):
+    """Cut off between the last line and the end frame, a browser comes
+    back with that line's id: it is told the task ended, instead of being
+    left to reconnect to a stream with nothing more in it, forever."""
+    async with signed_in_client(nod.gateway_url, "ada", nod.web_password()) as client:
+        csrf = csrf_of((await client.get("/tasks")).text)
+        started = await client.post(
+            "/tasks", data={"csrf": csrf, "text": SIGN_IN_TASK, "request_id": "ended-1"}
+        )
+        task_path = started.headers["location"]
+        await client.post(f"{task_path}/stop", data={"csrf": csrf})
+        for _ in range(150):
+            page = await client.get(task_path)
+            if 'class="line task-ended"' in page.text:
+                break
+            await asyncio.sleep(0.2)
+        last = max(int(n) for n in re.findall(r'data-event="(\d+)"', page.text))
+        async with client.stream(
+            "GET", f"{task_path}/events", headers={"Last-Event-ID": str(last)}
+        ) as stream:
+            frames = await asyncio.wait_for(read_events(stream, until=1), 10)
+        assert [event for event, _, _ in frames] == ["end"]
+
+
 async def test_a_field_too_large_to_read_is_refused_by_its_name_and_starts_nothing(nod):
     async with signed_in_client(nod.gateway_url, "ada", nod.web_password()) as client:
         page = await client.get("/tasks")

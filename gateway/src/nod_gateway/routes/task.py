@@ -69,7 +69,7 @@ async def task_events(request: Request, task_id: str, asked: SignedIn, after: in
     request_from = tasks.WatchTaskRequest(task_id=task_id, after_event=_last_event(request, after))
 
     async def stream():
-        ended = False
+        ended = None
         try:
             async for reply in nod.watch_task(request_from):
                 made = await timeline.line(nod, reply.event)
@@ -78,6 +78,10 @@ async def task_events(request: Request, task_id: str, asked: SignedIn, after: in
                 values = await panel_values(nod, reply.task)
                 yield ServerSentEvent(fragment(request, "_now.html", **values), event="panel")
                 ended = values["ended"]
+            if ended is None:
+                # Nothing new: the browser had every line (a drop came before
+                # the end frame). Say whether there is anything left to wait for.
+                ended = (await get_task(nod, task_id)).state in words.TASK_ENDED
         except ServiceCallFailed as failure:
             yield ServerSentEvent(explain(failure).message, event="problem", retry=RETRY_MS)
             return
