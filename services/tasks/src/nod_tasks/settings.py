@@ -25,6 +25,9 @@ class TasksSettings(ServiceSettings):
     max_steps_per_run: int = Field(40, gt=0)
     # How often the queue, stops and outside waits (decisions, payments) are looked at.
     poll_s: float = Field(0.2, gt=0)
+    # How many tasks waiting on a decision or a payment one round looks at;
+    # the next round goes on from there, so every one is looked at in turn.
+    outside_waits_batch: int = Field(200, gt=0)
     # This instance renews its lease every ttl/3; past the ttl its RUNNING
     # tasks are swept to INTERRUPTED by any other instance.
     lease_ttl_s: float = Field(30.0, gt=0)

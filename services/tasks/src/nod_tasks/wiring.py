@@ -13,7 +13,7 @@ from nod_tasks.api.tasks import TasksServicer
 from nod_tasks.app.runs import RunDeps
 from nod_tasks.app.stop import Stopper
 from nod_tasks.app.tasks import Tasks
-from nod_tasks.app.waits import settle_outside_waits
+from nod_tasks.app.waits import OutsideWaits
 from nod_tasks.app.worker import Worker
 from nod_tasks.domain.model import ModelProvider
 from nod_tasks.recovery import reconcile_own, sweep_once
@@ -61,6 +61,7 @@ async def build(settings: TasksSettings, *, provider: ModelProvider | None = Non
     stopper = Stopper(engine, peers, worker.interrupt)
     notices = Notices(settings, EVENT_NOTICES)
     tasks = Tasks(engine, peers, notices, watch_poll_s=settings.watch_poll_s)
+    outside_waits = OutsideWaits(engine, peers, batch=settings.outside_waits_batch)
 
     async def boot() -> None:
         await MIGRATIONS.wait_until_at_head(engine, settings.migration_poll_s)
@@ -93,7 +94,7 @@ async def build(settings: TasksSettings, *, provider: ModelProvider | None = Non
             notices.run,
             loop(settings.sweep_interval_s, lambda: sweep_once(engine), "sweep"),
             loop(settings.poll_s, worker.poll, "queue"),
-            loop(settings.poll_s * 2, lambda: settle_outside_waits(engine, peers), "waits"),
+            loop(settings.poll_s * 2, outside_waits.settle_round, "waits"),
             loop(settings.sweep_interval_s, stopper.retry_pending, "stop_cleanup"),
         ],
         probe=lambda: answers(engine),

@@ -1,9 +1,12 @@
 """Waits on something outside the tasks service: an app action's decision
 and execution (approvals), a payment's yes (payments). Each instance looks
-at every such waiting task every poll; whichever sees the answer first moves
-the task on (resolutions.answer_wait is conditional)."""
+at the tasks waiting on one, a batch per round and in turn, so every one of
+them is looked at however many wait; whichever instance sees the answer
+first moves the task on (resolutions.answer_wait is conditional)."""
 
+import asyncio
 from dataclasses import replace
+from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -20,7 +23,8 @@ from nodkit.logging import get_logger
 
 log = get_logger("nod_tasks.waits")
 OUTSIDE = [WaitKind.DECISION.value, WaitKind.PAYMENT.value]
-BATCH = 200
+# Waits settled at once within a round (each asks a peer, then writes).
+ASKED_AT_ONCE = 4
 
 EXECUTION_ENDS = {
     approvals.EXECUTION_STATE_DONE: StepState.DONE,
@@ -70,21 +74,40 @@ def payment_end(payment: payments.Payment) -> StepEnd | None:
     return StepEnd(StepState.DONE, result, **made)
 
 
-async def settle_outside_waits(engine: AsyncEngine, peers: Peers) -> int:
-    async with engine.connect() as conn:
-        waiting = await task_store.waiting_for(conn, OUTSIDE, BATCH)
-    settled = 0
-    for task in waiting:
-        try:
-            end = await _answer_of(peers, task)
-        except NodRpcError as error:
-            log.warning("waits.unreadable", task_id=task.id, status=error.code.name)
-            continue
-        if end is None or task.wait is None:
-            continue
-        async with engine.begin() as conn:
-            settled += await answer_wait(conn, task, task.wait, step_end=end) is not None
-    return settled
+class OutsideWaits:
+    def __init__(self, engine: AsyncEngine, peers: Peers, *, batch: int) -> None:
+        self._engine = engine
+        self._peers = peers
+        self._batch = batch
+        # Where the next round goes on from: (updated_at, id) of the last
+        # task looked at, or None to start again from the oldest.
+        self._after: tuple[datetime, str] | None = None
+
+    async def settle_round(self) -> int:
+        """Looks at the next batch of waiting tasks; how many it moved on."""
+        async with self._engine.connect() as conn:
+            waiting = await task_store.waiting_for(conn, OUTSIDE, self._batch, self._after)
+        last = waiting[-1] if len(waiting) == self._batch else None
+        self._after = (last.updated_at, last.id) if last else None
+        asking = asyncio.Semaphore(ASKED_AT_ONCE)
+
+        async def settle(task: TaskRecord) -> bool:
+            async with asking:
+                try:
+                    end = await _answer_of(self._peers, task)
+                except NodRpcError as error:
+                    log.warning("waits.unreadable", task_id=task.id, status=error.code.name)
+                    return False
+                if end is None or task.wait is None:
+                    return False
+                async with self._engine.begin() as conn:
+                    return await answer_wait(conn, task, task.wait, step_end=end) is not None
+
+        settled = await asyncio.gather(*(settle(task) for task in waiting), return_exceptions=True)
+        for task, outcome in zip(waiting, settled, strict=True):
+            if isinstance(outcome, BaseException):  # this task's turn comes again
+                log.error("waits.not_settled", task_id=task.id, exc_info=outcome)
+        return sum(outcome is True for outcome in settled)
 
 
 async def _answer_of(peers: Peers, task: TaskRecord) -> StepEnd | None:

@@ -2,6 +2,7 @@
 update whose returned rows say what changed, written in the same transaction
 as its event; events are numbered per task by the task row's counter."""
 
+from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
@@ -177,14 +178,26 @@ async def still_running(conn: AsyncConnection, instance_id: str, task_ids: list[
     return {str(row.id) for row in await conn.execute(query)}
 
 
-async def waiting_for(conn: AsyncConnection, kinds: list[str], limit: int) -> list[TaskRecord]:
-    """Tasks of every person waiting for something outside (a decision, a payment)."""
-    query = (
-        sa.select(tasks)
-        .where(tasks.c.state == TaskState.WAITING.value, tasks.c.wait["kind"].astext.in_(kinds))
-        .order_by(tasks.c.updated_at)
-        .limit(limit)
+async def waiting_for(
+    conn: AsyncConnection,
+    kinds: list[str],
+    limit: int,
+    after: tuple[datetime, str] | None = None,
+) -> list[TaskRecord]:
+    """Tasks of every person waiting for something outside (a decision, a
+    payment), in (updated_at, id) order, after `after` when given."""
+    query = sa.select(tasks).where(
+        tasks.c.state == TaskState.WAITING.value, tasks.c.wait["kind"].astext.in_(kinds)
     )
+    if after is not None:
+        at, task_id = after
+        query = query.where(
+            sa.tuple_(tasks.c.updated_at, tasks.c.id)
+            > sa.tuple_(
+                sa.literal(at, tasks.c.updated_at.type), sa.literal(task_id, tasks.c.id.type)
+            )
+        )
+    query = query.order_by(tasks.c.updated_at, tasks.c.id).limit(limit)
     return [to_record(row) for row in await conn.execute(query)]
 
 
