@@ -1,5 +1,5 @@
 """Wake-ups by key from PostgreSQL LISTEN/NOTIFY, for calls that wait on a
-change (WatchTask, WatchApproval, WatchPayment).
+change (WatchTask; WatchApproval and WatchPayment through `follow`).
 
 A trigger on the watched table sends the changed row's key on a channel
 when the writing transaction commits, whichever instance wrote it; every
@@ -13,7 +13,8 @@ every waiter is woken to look.
 
 import asyncio
 import contextlib
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from typing import Protocol, TypeVar
 
 import psycopg
 from psycopg import sql
@@ -24,6 +25,14 @@ from nodkit.logging import get_logger
 from nodkit.settings import ServiceSettings
 
 log = get_logger("nodkit.notices")
+
+
+class Final(Protocol):
+    @property
+    def is_final(self) -> bool: ...
+
+
+RecordT = TypeVar("RecordT", bound=Final)
 
 
 async def announced_or_timeout(announced: asyncio.Event, timeout_s: float) -> None:
@@ -86,3 +95,22 @@ class Notices:
             self._wake_all()  # anything written while nobody listened
             async for notice in conn.notifies():
                 self._wake(notice.payload)
+
+
+async def follow(
+    notices: "Notices", key: str, read: Callable[[], Awaitable[RecordT]], every_s: float
+) -> AsyncIterator[RecordT]:
+    """A record now and after every change, until it is final: read again
+    when `key` is announced and every `every_s` regardless; yielded only
+    when it differs from the last one yielded (WatchApproval, WatchPayment)."""
+    shown = None
+    with notices.listen(key) as changed:
+        while True:
+            changed.clear()  # before the look: a later change wakes the wait below
+            record = await read()
+            if record != shown:
+                yield record
+                shown = record
+            if record.is_final:
+                return
+            await announced_or_timeout(changed, every_s)

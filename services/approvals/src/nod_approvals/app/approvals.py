@@ -15,7 +15,7 @@ from nod_approvals.domain.approvals import (
 from nod_approvals.store import approvals as repo
 from nodkit import listing, validation
 from nodkit.logging import get_logger
-from nodkit.notices import Notices, announced_or_timeout
+from nodkit.notices import Notices, follow
 
 log = get_logger("nod_approvals.approvals")
 
@@ -69,14 +69,8 @@ class Approvals:
         looks again when the approval's changes are announced (migration
         0004, any instance's), and every watch_poll_s regardless."""
         approval_id = validation.uuid_id("approval_id", approval_id)
-        shown = None
-        with self._notices.listen(approval_id) as changed:
-            while True:
-                changed.clear()  # before the look: a later change wakes the wait below
-                record = await self.get(owner, approval_id)
-                if record != shown:
-                    yield record
-                    shown = record
-                if record.is_final:
-                    return
-                await announced_or_timeout(changed, self._watch_poll_s)
+        looks = follow(
+            self._notices, approval_id, lambda: self.get(owner, approval_id), self._watch_poll_s
+        )
+        async for record in looks:
+            yield record

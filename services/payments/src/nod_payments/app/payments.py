@@ -12,7 +12,7 @@ from nod_payments.store import payments as store
 from nod_payments.store import transitions
 from nodkit import listing, validation
 from nodkit.logging import get_logger
-from nodkit.notices import Notices, announced_or_timeout
+from nodkit.notices import Notices, follow
 
 log = get_logger("nod_payments.payments")
 
@@ -65,14 +65,8 @@ class Payments:
         looks again when the payment's changes are announced (migration
         0004, any instance's), and every watch_poll_s regardless."""
         payment_id = validation.uuid_id("payment_id", payment_id)
-        last = None
-        with self._notices.listen(payment_id) as changed:
-            while True:
-                changed.clear()  # before the look: a later change wakes the wait below
-                current = await self.get(owner, payment_id)
-                if current != last:
-                    yield current
-                    last = current
-                if current.is_final:
-                    return
-                await announced_or_timeout(changed, self._watch_poll_s)
+        looks = follow(
+            self._notices, payment_id, lambda: self.get(owner, payment_id), self._watch_poll_s
+        )
+        async for record in looks:
+            yield record
