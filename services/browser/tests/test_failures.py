@@ -12,6 +12,7 @@ import grpc
 import pytest
 from aiohttp import web
 
+from nod.browser.v1 import browser_pb2 as pb
 from nod.claims.v1 import claims_pb2
 from nodkit.client import NodRpcError
 from nodtest.browser import (
@@ -103,6 +104,8 @@ class StallingSite:
 
     url: str
     sign_ins: int = 0
+    # Requests for the page the answer sends the visitor to: the answer arrived.
+    welcomes: int = 0
 
 
 @pytest.fixture
@@ -124,6 +127,7 @@ async def stalling_site():
         raise web.HTTPSeeOther("/welcome")
 
     async def welcome(request):
+        site.welcomes += 1
         await never.wait()
         return web.Response(text="too late")
 
@@ -161,6 +165,34 @@ async def test_a_submission_the_site_answered_stays_submitted_when_the_next_page
     finished = log_line(claims_peer.log_text().splitlines(), "claim.finished", reply.claim.id)
     assert finished["state"] == "submitted"
     assert finished["request_id"] == granted["request_id"]
+
+
+async def test_stop_after_the_site_answered_leaves_the_entry_submitted(
+    browser_stub, claims_stub, vault_stub, as_person, stalling_site
+):
+    item = await put_shop_login(
+        vault_stub, as_person, stalling_site, SHOP_USERNAME, CANARY_PASSWORD
+    )
+    session_id, page = await browser_open(
+        browser_stub, as_person, f"{stalling_site.url}/login", task_id="task-stall-stop"
+    )
+    entering = asyncio.ensure_future(
+        browser_login(browser_stub, as_person, session_id, page, item.id, operation_id="op-ss")
+    )
+
+    async def answered():
+        return stalling_site.welcomes >= 1
+
+    await poll(answered, what="the browser to follow the sign-in's answer")
+    closed = await browser_stub.CloseTaskSessions(
+        pb.CloseTaskSessionsRequest(task_id="task-stall-stop"), metadata=as_person
+    )
+
+    reply = await entering
+    assert closed.closed == 1
+    assert reply.entered and reply.claim.state == claims_pb2.CLAIM_STATE_SUBMITTED
+    assert (await get_claim(claims_stub, as_person, reply.claim.id)).state == reply.claim.state
+    assert stalling_site.sign_ins == 1
 
 
 def log_line(lines: list[str], event: str, claim_id: str) -> dict:
