@@ -6,18 +6,21 @@ SUBMITTED), its private entries discarded. Telling them is retried until it
 is done (cleanup_pending): a late yes must find its approval cancelled.
 Stop can't undo anything that already reached a website or app."""
 
+import asyncio
 from collections.abc import Callable
+from dataclasses import replace
 
-import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from nod.approvals.v1 import approvals_pb2 as approvals
 from nod.browser.v1 import browser_pb2 as browser
 from nod.claims.v1 import claims_pb2 as claims
 from nod.payments.v1 import payments_pb2 as payments
-from nod_tasks.adapters.peers import Peers
+from nod_tasks.adapters.peers import Peer, Peers
+from nod_tasks.app.in_turn import InTurn, each_few_at_once
+from nod_tasks.app.waits import approval_end, payment_end
 from nod_tasks.domain import steps
-from nod_tasks.domain.steps import StepState
+from nod_tasks.domain.steps import StepEnd, StepState
 from nod_tasks.domain.tasks import LIVE_STATES, STOPPED, TaskRecord, TaskState
 from nod_tasks.store import steps as step_store
 from nod_tasks.store import tasks as task_store
@@ -28,6 +31,8 @@ from nodkit.logging import get_logger
 log = get_logger("nod_tasks.stop")
 STOPPED_WAITING = "the task was stopped before the person answered; nothing was done"
 STOPPED_RUNNING = "the task was stopped after the yes: it may have run"
+# Stopped tasks whose clean-up is tried again, a batch a round and in turn.
+RETRIED_A_ROUND = 100
 
 
 class Stopper:
@@ -37,6 +42,7 @@ class Stopper:
         self._engine = engine
         self._peers = peers
         self._interrupt = interrupt
+        self._pending = InTurn(engine, task_store.cleanup_pending, batch=RETRIED_A_ROUND)
 
     async def stop(self, owner: str, task_id: str | None) -> list[TaskRecord]:
         where = [tasks.c.owner == owner, task_store.in_state(*LIVE_STATES)]
@@ -54,74 +60,109 @@ class Stopper:
             )
         # Runs of this instance stop at once; other instances' within a poll.
         self._interrupt([t.id for t in stopped])
-        for task in stopped:
-            await self.tell_others(task)
+        await each_few_at_once(stopped, self.tell_others, "stop.cleanup_failed")
         log.info("tasks.stopped", count=len(stopped))
         return stopped
 
+    async def retry_pending(self) -> int:
+        pending = await self._pending.next_batch()
+        return await each_few_at_once(pending, self.tell_others, "stop.cleanup_failed")
+
     async def tell_others(self, task: TaskRecord) -> bool:
-        """True once every service was told; else it is tried again later."""
-        try:
-            cancelled = await self._cancel_waits(task)
-            if task.session_id:
-                await self._peers.browser.call(
-                    self._peers.browser_stub.CloseTaskSessions,
-                    browser.CloseTaskSessionsRequest(task_id=task.id),
-                    task.owner,
-                )
-            await self._peers.claims.call(
-                self._peers.vault_stub.DiscardPrivateEntries,
+        """True once every service was told; else it is tried again later.
+        Each is told at once and on its own: one that doesn't answer holds
+        up neither the others nor closing the task's browser sessions."""
+        peers = self._peers
+        telling = [
+            (
+                peers.approvals,
+                peers.approvals_stub.CancelForTask,
+                approvals.CancelForTaskRequest(task_id=task.id, reason="the task was stopped"),
+            ),
+            (
+                peers.payments,
+                peers.payments_stub.CancelForTask,
+                payments.CancelForTaskRequest(task_id=task.id),
+            ),
+            (
+                peers.claims,
+                peers.vault_stub.DiscardPrivateEntries,
                 claims.DiscardPrivateEntriesRequest(task_id=task.id),
-                task.owner,
+            ),
+        ]
+        if task.session_id:
+            telling.append(
+                (
+                    peers.browser,
+                    peers.browser_stub.CloseTaskSessions,
+                    browser.CloseTaskSessionsRequest(task_id=task.id),
+                )
             )
+        told = await asyncio.gather(*(self._told(task, *call) for call in telling))
+        if not all(told):
+            return False
+        try:
+            ends = await self._ends_of_waiting_steps(task)
         except NodRpcError as error:
             log.warning("stop.cleanup_pending", task_id=task.id, status=error.code.name)
             return False
         async with self._engine.begin() as conn:
-            await self._end_waiting_steps(conn, task, cancelled)
+            for number, end in ends.items():
+                await step_store.end(conn, task.id, number, end)
             await conn.execute(
                 tasks.update().where(tasks.c.id == task.id).values(cleanup_pending=False)
             )
         return True
 
-    async def _cancel_waits(self, task: TaskRecord) -> set[str]:
-        """The ids of the approvals and payments that this stop cancelled."""
-        reply_a = await self._peers.approvals.call(
-            self._peers.approvals_stub.CancelForTask,
-            approvals.CancelForTaskRequest(task_id=task.id, reason="the task was stopped"),
-            task.owner,
-        )
-        reply_p = await self._peers.payments.call(
-            self._peers.payments_stub.CancelForTask,
-            payments.CancelForTaskRequest(task_id=task.id),
-            task.owner,
-        )
-        return {a.id for a in reply_a.approvals} | {p.id for p in reply_p.cancelled}
+    async def _told(self, task: TaskRecord, peer: Peer, method, request) -> bool:
+        try:
+            await peer.call(method, request, task.owner)
+        except NodRpcError as error:
+            log.warning(
+                "stop.cleanup_pending",
+                task_id=task.id,
+                call=type(request).__name__.removesuffix("Request"),
+                status=error.code.name,
+            )
+            return False
+        return True
 
-    async def _end_waiting_steps(self, conn, task: TaskRecord, cancelled: set[str]) -> None:
-        """The steps that waited for the person end now: unanswered, nothing was
-        done; a yes already given may have run."""
-        for step in await step_store.list_steps(conn, task.id):
-            if step.state != StepState.RUNNING:
-                continue
-            made = step.approval_id or step.payment_id
-            if made:
-                end = (
-                    steps.not_run(STOPPED_WAITING)
-                    if made in cancelled
-                    else steps.uncertain(STOPPED_RUNNING)
-                )
-            elif step.tool in ("ask_private_form", "ask_person"):
-                end = steps.not_run(STOPPED_WAITING)
-            else:
-                continue  # still in flight: its run ends it
-            await step_store.end(conn, task.id, step.number, end)
-
-    async def retry_pending(self) -> int:
+    async def _ends_of_waiting_steps(self, task: TaskRecord) -> dict[int, StepEnd]:
+        """How the steps that waited for the person end, by step number. A
+        decision or a payment is read back from its service after the
+        cancel: whether it was cancelled is what it says now, not what one
+        cancel's answer said (an earlier try's answer may have been lost)."""
         async with self._engine.connect() as conn:
-            query = sa.select(tasks).where(tasks.c.cleanup_pending).limit(100)
-            pending = [task_store.to_record(row) for row in await conn.execute(query)]
-        done = 0
-        for task in pending:
-            done += await self.tell_others(task)
-        return done
+            every_step = await step_store.list_steps(conn, task.id)
+        ends = {}
+        for step in (s for s in every_step if s.state == StepState.RUNNING):
+            if step.approval_id:
+                ends[step.number] = await self._approval_step_end(task, step.approval_id)
+            elif step.payment_id:
+                ends[step.number] = await self._payment_step_end(task, step.payment_id)
+            elif step.tool in ("ask_private_form", "ask_person"):
+                ends[step.number] = steps.not_run(STOPPED_WAITING)
+            # Any other step is still in flight: its run ends it.
+        return ends
+
+    async def _approval_step_end(self, task: TaskRecord, approval_id: str) -> StepEnd:
+        reply = await self._peers.approvals.call(
+            self._peers.approvals_stub.GetApproval,
+            approvals.GetApprovalRequest(approval_id=approval_id),
+            task.owner,
+        )
+        if reply.approval.state == approvals.APPROVAL_STATE_CANCELLED:
+            return replace(steps.not_run(STOPPED_WAITING), approval_id=approval_id)
+        end = approval_end(reply.approval)
+        return end or replace(steps.uncertain(STOPPED_RUNNING), approval_id=approval_id)
+
+    async def _payment_step_end(self, task: TaskRecord, payment_id: str) -> StepEnd:
+        reply = await self._peers.payments.call(
+            self._peers.payments_stub.GetPayment,
+            payments.GetPaymentRequest(payment_id=payment_id),
+            task.owner,
+        )
+        if reply.payment.state == payments.PAYMENT_STATE_CANCELLED:
+            return replace(steps.not_run(STOPPED_WAITING), payment_id=payment_id)
+        end = payment_end(reply.payment)
+        return end or replace(steps.uncertain(STOPPED_RUNNING), payment_id=payment_id)

@@ -4,15 +4,14 @@ at the tasks waiting on one, a batch per round and in turn, so every one of
 them is looked at however many wait; whichever instance sees the answer
 first moves the task on (resolutions.answer_wait is conditional)."""
 
-import asyncio
 from dataclasses import replace
-from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from nod.approvals.v1 import approvals_pb2 as approvals
 from nod.payments.v1 import payments_pb2 as payments
 from nod_tasks.adapters.peers import Peers
+from nod_tasks.app.in_turn import InTurn, each_few_at_once
 from nod_tasks.app.resolutions import answer_wait
 from nod_tasks.domain import steps
 from nod_tasks.domain.steps import StepEnd, StepState
@@ -23,8 +22,6 @@ from nodkit.logging import get_logger
 
 log = get_logger("nod_tasks.waits")
 OUTSIDE = [WaitKind.DECISION.value, WaitKind.PAYMENT.value]
-# Waits settled at once within a round (each asks a peer, then writes).
-ASKED_AT_ONCE = 4
 
 EXECUTION_ENDS = {
     approvals.EXECUTION_STATE_DONE: StepState.DONE,
@@ -78,36 +75,27 @@ class OutsideWaits:
     def __init__(self, engine: AsyncEngine, peers: Peers, *, batch: int) -> None:
         self._engine = engine
         self._peers = peers
-        self._batch = batch
-        # Where the next round goes on from: (updated_at, id) of the last
-        # task looked at, or None to start again from the oldest.
-        self._after: tuple[datetime, str] | None = None
+        self._waiting = InTurn(engine, _waiting_outside, batch=batch)
 
     async def settle_round(self) -> int:
         """Looks at the next batch of waiting tasks; how many it moved on."""
-        async with self._engine.connect() as conn:
-            waiting = await task_store.waiting_for(conn, OUTSIDE, self._batch, self._after)
-        last = waiting[-1] if len(waiting) == self._batch else None
-        self._after = (last.updated_at, last.id) if last else None
-        asking = asyncio.Semaphore(ASKED_AT_ONCE)
+        waiting = await self._waiting.next_batch()
+        return await each_few_at_once(waiting, self._settle, "waits.not_settled")
 
-        async def settle(task: TaskRecord) -> bool:
-            async with asking:
-                try:
-                    end = await _answer_of(self._peers, task)
-                except NodRpcError as error:
-                    log.warning("waits.unreadable", task_id=task.id, status=error.code.name)
-                    return False
-                if end is None or task.wait is None:
-                    return False
-                async with self._engine.begin() as conn:
-                    return await answer_wait(conn, task, task.wait, step_end=end) is not None
+    async def _settle(self, task: TaskRecord) -> bool:
+        try:
+            end = await _answer_of(self._peers, task)
+        except NodRpcError as error:
+            log.warning("waits.unreadable", task_id=task.id, status=error.code.name)
+            return False
+        if end is None or task.wait is None:
+            return False
+        async with self._engine.begin() as conn:
+            return await answer_wait(conn, task, task.wait, step_end=end) is not None
 
-        settled = await asyncio.gather(*(settle(task) for task in waiting), return_exceptions=True)
-        for task, outcome in zip(waiting, settled, strict=True):
-            if isinstance(outcome, BaseException):  # this task's turn comes again
-                log.error("waits.not_settled", task_id=task.id, exc_info=outcome)
-        return sum(outcome is True for outcome in settled)
+
+async def _waiting_outside(conn, limit: int, after) -> list[TaskRecord]:
+    return await task_store.waiting_for(conn, OUTSIDE, limit, after)
 
 
 async def _answer_of(peers: Peers, task: TaskRecord) -> StepEnd | None:

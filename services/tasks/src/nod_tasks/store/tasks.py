@@ -186,11 +186,26 @@ async def waiting_for(
 ) -> list[TaskRecord]:
     """Tasks of every person waiting for something outside (a decision, a
     payment), in (updated_at, id) order, after `after` when given."""
-    query = sa.select(tasks).where(
+    waiting = sa.select(tasks).where(
         tasks.c.state == TaskState.WAITING.value, tasks.c.wait["kind"].astext.in_(kinds)
     )
+    return await _in_turn(conn, waiting, limit, after)
+
+
+async def cleanup_pending(
+    conn: AsyncConnection, limit: int, after: tuple[datetime, str] | None = None
+) -> list[TaskRecord]:
+    """Stopped tasks whose Stop some service hasn't been told of yet, in
+    (updated_at, id) order, after `after` when given."""
+    return await _in_turn(conn, sa.select(tasks).where(tasks.c.cleanup_pending), limit, after)
+
+
+async def _in_turn(
+    conn: AsyncConnection, query: sa.Select, limit: int, after: tuple[datetime, str] | None
+) -> list[TaskRecord]:
     if after is not None:
         at, task_id = after
+        # Typed binds: an untyped id would be compared as text with a uuid.
         query = query.where(
             sa.tuple_(tasks.c.updated_at, tasks.c.id)
             > sa.tuple_(
