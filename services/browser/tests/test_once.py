@@ -3,6 +3,7 @@ that drops the connection after receiving the form, Stop mid-entry, and an
 operation id reused for another entry."""
 
 import asyncio
+import json
 
 import grpc
 import pytest
@@ -51,7 +52,7 @@ async def test_ten_concurrent_entries_of_one_operation_submit_once(
 
 
 async def test_a_dropped_connection_after_the_submission_is_never_submitted_again(
-    browser_stub, claims_stub, vault_stub, as_person, shop_site
+    browser_stub, claims_stub, vault_stub, as_person, shop_site, log_tee
 ):
     item, session_id, page = await login_page(browser_stub, vault_stub, as_person, shop_site)
     shop_site.state.set_mode("login", "drop")
@@ -63,6 +64,11 @@ async def test_a_dropped_connection_after_the_submission_is_never_submitted_agai
 
     assert first.entered and first.claim.state in FINAL
     assert shop_count(shop_site, "login") == 1  # Chromium alone would have sent it twice
+    # The guard's line is about this session, its task and this entry's call.
+    granted = _logged(log_tee.lines, "entry.granted", claim_id=first.claim.id)
+    dropped = _logged(log_tee.lines, "request_guard.no_answer", session_id=session_id)
+    assert dropped["method"] == "POST" and dropped["task_id"] == "task-1"
+    assert dropped["request_id"] == granted["request_id"]
     shop_site.state.set_mode("login", "ok")
     await browser_stub.Navigate(
         pb.NavigateRequest(session_id=session_id, url=f"{shop_site.url}/login"), metadata=as_person
@@ -74,6 +80,15 @@ async def test_a_dropped_connection_after_the_submission_is_never_submitted_agai
     assert shop_count(shop_site, "login") == 1
     stored = await get_claim(claims_stub, as_person, first.claim.id)
     assert stored.state == first.claim.state
+
+
+def _logged(lines: list[str], event: str, **keys: str) -> dict:
+    for line in lines:
+        if event in line:
+            entry = json.loads(line)
+            if entry["event"] == event and keys.items() <= entry.items():
+                return entry
+    raise AssertionError(f"no {event} line with {keys}")
 
 
 async def test_stop_mid_entry_ends_the_claim_and_never_enters_again(

@@ -37,6 +37,9 @@ class SubmitAnswers:
 
     def __init__(self) -> None:
         self._waiting: list[_Waiting] = []
+        # The keys the guard's log lines carry (Playwright runs the guard in
+        # its own task, outside every call's context): set by the session.
+        self.about: Callable[[], dict[str, str]] = dict
 
     @contextmanager
     def calling(self, page: Page, on_answer: Callable[[], None]) -> Iterator[None]:
@@ -75,7 +78,7 @@ async def send_unsafe_requests_once(context: BrowserContext, timeout_s: float) -
         except Error:
             # The page or context went away while the request was out; the
             # sending side (e.g. the entry's submit click) reports the outcome.
-            log.info("request_guard.page_gone", method=route.request.method)
+            log.info("request_guard.page_gone", method=route.request.method, **answers.about())
 
     await context.route("**/*", guard)
     return answers
@@ -86,7 +89,10 @@ async def _send_once(route: Route, timeout_s: float, answers: SubmitAnswers) -> 
         response = await route.fetch(max_redirects=0, max_retries=0, timeout=timeout_s * 1000)
     except Error as error:
         log.warning(
-            "request_guard.no_answer", method=route.request.method, error=type(error).__name__
+            "request_guard.no_answer",
+            method=route.request.method,
+            error=type(error).__name__,
+            **answers.about(),
         )
         await route.abort("connectionreset")
         return

@@ -16,6 +16,7 @@ from playwright.async_api import BrowserContext, Page
 
 from nod_browser.adapters.request_guard import SubmitAnswers
 from nod_browser.domain.shown_back import EnteredValues
+from nodkit import context as call_context
 from nodkit.errors import FailedPrecondition, NotFound, ResourceExhausted
 from nodkit.logging import get_logger
 
@@ -35,7 +36,8 @@ class Session:
     # The context's request guard: it tells an entry when its submission was answered.
     submit_answers: SubmitAnswers
     created_at: datetime = field(default_factory=lambda: datetime.now(UTC))
-    calls: set[asyncio.Task] = field(default_factory=set)
+    # The calls running on it, each with its request id.
+    calls: dict[asyncio.Task, str | None] = field(default_factory=dict)
     # The private values entered here, masked in every read for as long as
     # the session lives (and only here: never logged, gone when it closes).
     entered: EnteredValues = field(default_factory=EnteredValues, repr=False)
@@ -46,8 +48,8 @@ class Session:
         if self.closed:
             raise NotFound("no such session", reason="SESSION_NOT_FOUND")
         task = asyncio.ensure_future(work)
-        self.calls.add(task)
-        task.add_done_callback(self.calls.discard)
+        self.calls[task] = call_context.request_id.get()
+        task.add_done_callback(lambda done: self.calls.pop(done, None))
         try:
             return await task
         except asyncio.CancelledError:
@@ -57,6 +59,16 @@ class Session:
             raise FailedPrecondition(
                 "the session was closed while this call ran", reason="SESSION_CLOSED"
             ) from None
+
+    def about(self) -> dict[str, str]:
+        """What a log line written outside any call (the request guard's,
+        from Playwright's own task) says it is about: this session, its
+        task, and the request id of the one call running on it, if one is."""
+        keys = {"session_id": self.id, "task_id": self.task_id}
+        running = {request_id for request_id in self.calls.values() if request_id}
+        if len(running) == 1:
+            keys["request_id"] = running.pop()
+        return keys
 
     async def close(self) -> None:
         self.closed = True
@@ -82,6 +94,7 @@ class Sessions:
         submit_answers: SubmitAnswers,
     ) -> Session:
         session = Session(str(uuid.uuid4()), owner, task_id, context, page, submit_answers)
+        submit_answers.about = session.about
         self._by_id[session.id] = session
         log.info("session.opened", session_id=session.id, task_id=task_id)
         return session
