@@ -3,6 +3,7 @@ model request's attempts, each private entry with its claim's state as a
 badge, the waits and the end. Built the same way for the page and for each
 live event, so a line looks the same however it arrived."""
 
+import asyncio
 from dataclasses import dataclass, field
 
 from nod.approvals.v1 import approvals_pb2 as approvals
@@ -11,6 +12,11 @@ from nod.payments.v1 import payments_pb2 as payments
 from nod.tasks.v1 import tasks_pb2 as tasks
 from nod_gateway.peers import Nod, ServiceCallFailed
 from nod_gateway.web import words
+
+# Lines built at once for a page: most ask a service about their claim,
+# decision or payment, and one after another a long task's page waited
+# for each answer in turn.
+LINES_AT_ONCE = 8
 
 
 @dataclass
@@ -119,12 +125,17 @@ async def history(nod: Nod, task_id: str) -> list[Line]:
     """Every event so far, in order."""
     lines: list[Line] = []
     after = 0
+    turns = asyncio.Semaphore(LINES_AT_ONCE)
+
+    async def line_in_turn(event: tasks.TaskEvent) -> Line:
+        async with turns:
+            return await line(nod, event)
+
     while True:
         reply = await nod.tasks.ListTaskEvents(
             tasks.ListTaskEventsRequest(task_id=task_id, after_event=after, page_size=500)
         )
-        for event in reply.events:
-            lines.append(await line(nod, event))
-            after = event.number
+        lines.extend(await asyncio.gather(*(line_in_turn(event) for event in reply.events)))
         if not reply.more or not reply.events:
             return lines
+        after = reply.events[-1].number
