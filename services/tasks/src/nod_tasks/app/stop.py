@@ -2,9 +2,11 @@
 STOPPED at once, in one transaction; then the other services are told —
 pending decisions and payments cancelled, the task's browser sessions closed
 (an entry cut off mid-way ends UNCERTAIN, one already submitted stays
-SUBMITTED), its private entries discarded. Telling them is retried until it
-is done (cleanup_pending): a late yes must find its approval cancelled.
-Stop can't undo anything that already reached a website or app."""
+SUBMITTED), its private entries discarded, each service at once. Stop's
+answer waits for that at most TOLD_WITHIN_S; telling them goes on behind it
+and is retried until it is done (cleanup_pending): a late yes must find its
+approval cancelled. Stop can't undo anything that already reached a website
+or app."""
 
 import asyncio
 from collections.abc import Callable
@@ -25,6 +27,7 @@ from nod_tasks.domain.tasks import LIVE_STATES, STOPPED, TaskRecord, TaskState
 from nod_tasks.store import steps as step_store
 from nod_tasks.store import tasks as task_store
 from nod_tasks.store.models import tasks
+from nodkit import context
 from nodkit.client import NodRpcError
 from nodkit.logging import get_logger
 
@@ -33,6 +36,9 @@ STOPPED_WAITING = "the task was stopped before the person answered; nothing was 
 STOPPED_RUNNING = "the task was stopped after the yes: it may have run"
 # Stopped tasks whose clean-up is tried again, a batch a round and in turn.
 RETRIED_A_ROUND = 100
+# Stop answers once every service was told, or after this long (inside the
+# gateway's 5 s call deadline), the telling going on behind the answer.
+TOLD_WITHIN_S = 3.0
 
 
 class Stopper:
@@ -43,6 +49,7 @@ class Stopper:
         self._peers = peers
         self._interrupt = interrupt
         self._pending = InTurn(engine, task_store.cleanup_pending, batch=RETRIED_A_ROUND)
+        self._telling: set[asyncio.Task] = set()
 
     async def stop(self, owner: str, task_id: str | None) -> list[TaskRecord]:
         where = [tasks.c.owner == owner, task_store.in_state(*LIVE_STATES)]
@@ -60,8 +67,16 @@ class Stopper:
             )
         # Runs of this instance stop at once; other instances' within a poll.
         self._interrupt([t.id for t in stopped])
-        await each_few_at_once(stopped, self.tell_others, "stop.cleanup_failed")
-        log.info("tasks.stopped", count=len(stopped))
+        telling = context.run_detached(
+            each_few_at_once(stopped, self.tell_others, "stop.cleanup_failed")
+        )
+        self._telling.add(telling)
+        telling.add_done_callback(self._telling.discard)
+        # The tasks are stopped: the answer doesn't wait for a service that
+        # hangs (closing a session lets a cut-off entry settle first) past
+        # the caller's patience. What is left is told on, or retried.
+        await asyncio.wait({telling}, timeout=TOLD_WITHIN_S)
+        log.info("tasks.stopped", count=len(stopped), still_telling=not telling.done())
         return stopped
 
     async def retry_pending(self) -> int:
