@@ -51,10 +51,9 @@ async def each_few_at_once(
         async with turns:
             return await handle(task)
 
+    # A cancelled round still raises here (gather passes its own cancellation on).
     outcomes = await asyncio.gather(*(one(task) for task in tasks), return_exceptions=True)
     for task, outcome in zip(tasks, outcomes, strict=True):
-        if isinstance(outcome, asyncio.CancelledError):
-            raise outcome
         if isinstance(outcome, BaseException):
             log.error(event, task_id=task.id, exc_info=outcome)
     return sum(outcome is True for outcome in outcomes)
