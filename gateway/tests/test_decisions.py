@@ -1,7 +1,8 @@
 """Deciding an app action from the task page: two tabs pressing Yes at the
 same moment run it once and both show the outcome (the later press says it
-was already decided); No runs nothing; and a possible duplicate needs the
-explicit second confirmation."""
+was already decided); No runs nothing; a possible duplicate needs the
+explicit second confirmation; and a yes to an action of a stopped task runs
+nothing."""
 
 import asyncio
 import uuid
@@ -178,3 +179,31 @@ async def test_a_possible_duplicate_needs_the_second_confirmation(nod, ada):
     await page.reload()
     await expect(page.get_by_role("button", name="Yes, run it")).to_have_count(0)
     assert len(app_received(app)) == before + 1
+
+
+async def test_a_yes_to_an_action_of_a_stopped_task_runs_nothing(nod, ada):
+    app = nod.urls["app"]
+    page = ada.page
+    task_id = await ada.start_task(NOTE_TASK)
+    await _card(page)
+    before = len(app_received(app))
+    await page.get_by_role("button", name="Stop this task").click()
+    await expect(page.locator(".state-line .badge")).to_have_text("Stopped", timeout=60_000)
+
+    # A proposal of the stopped task that the approvals service still holds
+    # open: as when it was down while the Stop was being told, until the
+    # tasks service's retry reaches it.
+    late = _propose_again(nod, task_id)
+    assert late.state == approvals.APPROVAL_STATE_PENDING
+    await page.goto(f"/approvals/{late.id}")
+    card = await _card(page)
+    tick = card.locator("input[name=confirm_duplicate]")
+    if await tick.count():
+        await tick.check()
+    await card.get_by_role("button", name="Yes, run it").click()
+
+    card = await _card(page)
+    await expect(card.locator(".note")).to_contain_text("This task was stopped")
+    await expect(card.locator(".note")).to_contain_text("ran nothing")
+    await ada.shot("stopped-task-yes-refused")
+    assert len(app_received(app)) == before

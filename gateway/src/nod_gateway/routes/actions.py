@@ -66,6 +66,8 @@ async def decide_action(request: Request, approval_id: str, asked: PostedForm):
         # Another tab's press that came first is seen here, not raced.
         before = await waits.approval_card(asked.nod, approval_id)
         note = deciding.already_decided(before.approval)
+        if not note and decision == approvals.DECISION_YES:
+            note = await deciding.task_stopped(asked.nod, before.approval.task_id)
         if not note:
             note = await _decide(asked, approval_id, decision, confirmed)
     card = await waits.approval_card(asked.nod, approval_id)

@@ -1,6 +1,7 @@
 """How a press on a decision card is told apart from one that came too late
-(another tab, a resend) or was refused (a possible duplicate without its
-second confirmation), and the words the card then shows.
+(another tab, a resend, a task stopped meanwhile) or was refused (a possible
+duplicate without its second confirmation), and the words the card then
+shows.
 
 The services decide once whatever the gateway does; this only makes the
 late press say so. Presses on one decision take turns inside this gateway
@@ -15,11 +16,13 @@ import urllib.parse
 import weakref
 from collections.abc import AsyncIterator
 
+import grpc
 from fastapi import Request
 
 from nod.approvals.v1 import approvals_pb2 as approvals
 from nod.payments.v1 import payments_pb2 as payments
-from nod_gateway.peers import ServiceCallFailed
+from nod.tasks.v1 import tasks_pb2 as tasks
+from nod_gateway.peers import Nod, ServiceCallFailed
 from nod_gateway.timeline import Line
 from nod_gateway.web import words
 from nod_gateway.web.render import fragment
@@ -31,6 +34,10 @@ ALREADY_YES = (
     " this press ran nothing."
 )
 ALREADY = "This was already decided in another tab or window ({state}). This press ran nothing."
+TASK_STOPPED = (
+    "This task was stopped, so its actions no longer run: this press ran nothing."
+    " To do it anyway, start a new task."
+)
 NEEDS_CONFIRMATION = (
     "This may repeat the earlier action. To run it anyway, tick “Yes, I know it may repeat"
     " the earlier one” and press Yes again. Nothing ran."
@@ -52,6 +59,19 @@ def already_decided(approval: approvals.Approval) -> str:
     if approval.state == approvals.APPROVAL_STATE_APPROVED:
         return ALREADY_YES
     return ALREADY.format(state=words.badge(words.APPROVAL, approval.state)[0].lower())
+
+
+async def task_stopped(nod: Nod, task_id: str) -> str:
+    """A yes to an action of a stopped task runs nothing (G11), even if the
+    approvals service has not heard of the Stop yet (it was down, and the
+    tasks service's retry hasn't reached it)."""
+    try:
+        task = (await nod.tasks.GetTask(tasks.GetTaskRequest(task_id=task_id))).task
+    except ServiceCallFailed as failure:
+        if failure.error.code == grpc.StatusCode.NOT_FOUND:
+            return ""  # proposed outside any task of this person's
+        raise
+    return TASK_STOPPED if task.state == tasks.TASK_STATE_STOPPED else ""
 
 
 def payment_already_decided(payment: payments.Payment) -> str:
