@@ -17,10 +17,11 @@ SERIOUS = ("serious", "critical")
 # which nobody can read, counts as a serious contrast violation here.
 RUN_AXE = """async () => {
   const result = await axe.run(document, {resultTypes: ["violations", "incomplete"]});
+  const oneToOne = n => n.any.some(c => c.data && c.data.messageKey === "equalRatio");
   const unreadable = result.incomplete
     .filter(v => v.id === "color-contrast")
     .map(v => ({...v, impact: "serious", help: "text in its background's own colour",
-                nodes: v.nodes.filter(n => n.any.some(c => c.data && c.data.messageKey === "equalRatio"))}))
+                nodes: v.nodes.filter(oneToOne)}))
     .filter(v => v.nodes.length);
   return [...result.violations, ...unreadable].map(v => ({
     id: v.id,
