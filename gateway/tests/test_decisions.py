@@ -1,8 +1,8 @@
 """Deciding an app action from the task page: two tabs pressing Yes at the
 same moment run it once and both show the outcome (the later press says it
 was already decided); No runs nothing; a possible duplicate needs the
-explicit second confirmation; and a yes to an action of a stopped task runs
-nothing."""
+explicit second confirmation; and a yes to an action or a payment of a
+stopped task does nothing."""
 
 import asyncio
 import uuid
@@ -13,6 +13,10 @@ from playwright.async_api import expect
 
 from nod.approvals.v1 import approvals_pb2 as approvals
 from nod.approvals.v1 import approvals_pb2_grpc
+from nod.claims.v1 import claims_pb2 as claims
+from nod.claims.v1 import claims_pb2_grpc
+from nod.payments.v1 import payments_pb2 as payments
+from nod.payments.v1 import payments_pb2_grpc
 
 from .outside import NOTE_TASK, SeenPages, app_received
 from .people import ENDED
@@ -181,7 +185,7 @@ async def test_a_possible_duplicate_needs_the_second_confirmation(nod, ada):
     assert len(app_received(app)) == before + 1
 
 
-async def test_a_yes_to_an_action_of_a_stopped_task_runs_nothing(nod, ada):
+async def test_a_yes_to_an_action_or_a_payment_of_a_stopped_task_does_nothing(nod, ada):
     app = nod.urls["app"]
     page = ada.page
     task_id = await ada.start_task(NOTE_TASK)
@@ -204,6 +208,43 @@ async def test_a_yes_to_an_action_of_a_stopped_task_runs_nothing(nod, ada):
 
     card = await _card(page)
     await expect(card.locator(".note")).to_contain_text("This task was stopped")
-    await expect(card.locator(".note")).to_contain_text("ran nothing")
+    await expect(card.locator(".note")).to_contain_text("did nothing")
     await ada.shot("stopped-task-yes-refused")
     assert len(app_received(app)) == before
+
+    # The same for a payment of the stopped task, from the decisions page.
+    payment = _payment_for(nod, task_id)
+    await page.goto("/decisions")
+    card = page.locator(".decision", has=page.get_by_role("heading", name="Pay this?"))
+    await card.get_by_role("button", name="Yes, pay").click()
+    await expect(card.locator(".note")).to_contain_text("This task was stopped")
+    assert _payment_state(nod, payment.id) == payments.PAYMENT_STATE_AWAITING_CONFIRMATION
+
+
+def _payment_for(nod, task_id: str) -> payments.Payment:
+    """A payment of the task waiting for the yes, made through the payments API."""
+    meta = nod.meta("ada")
+    with grpc.insecure_channel(nod.addresses["claims"]) as channel:
+        items = claims_pb2_grpc.VaultServiceStub(channel).ListItems(
+            claims.ListItemsRequest(), metadata=meta, timeout=10
+        )
+    card = next(i for i in items.items if i.kind == claims.ENTRY_KIND_CARD)
+    with grpc.insecure_channel(nod.addresses["payments"]) as channel:
+        reply = payments_pb2_grpc.PaymentsServiceStub(channel).CreatePayment(
+            payments.CreatePaymentRequest(
+                request_id=f"test-stopped-{uuid.uuid4().hex}", task_id=task_id,
+                merchant_origin=nod.urls["shop"], amount_minor=2500, currency="EUR",
+                description="Desk lamp", card_item_id=card.id, card_label=card.fields["number"],
+            ),
+            metadata=meta,
+            timeout=10,
+        )  # fmt: skip
+    return reply.payment
+
+
+def _payment_state(nod, payment_id: str) -> int:
+    with grpc.insecure_channel(nod.addresses["payments"]) as channel:
+        reply = payments_pb2_grpc.PaymentsServiceStub(channel).GetPayment(
+            payments.GetPaymentRequest(payment_id=payment_id), metadata=nod.meta("ada"), timeout=10
+        )
+    return reply.payment.state

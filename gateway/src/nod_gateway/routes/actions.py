@@ -101,6 +101,8 @@ async def decide_payment(request: Request, payment_id: str, asked: PostedForm):
     async with deciding.one_at_a_time(f"payment:{payment_id}"):
         payment, _earlier = await waits.payment_card(asked.nod, payment_id)
         note = deciding.payment_already_decided(payment)
+        if not note and decision == payments.DECISION_YES:
+            note = await deciding.task_stopped(asked.nod, payment.task_id)
         if not note:
             try:
                 await asked.nod.payments.ConfirmPayment(

@@ -35,7 +35,7 @@ ALREADY_YES = (
 )
 ALREADY = "This was already decided in another tab or window ({state}). This press ran nothing."
 TASK_STOPPED = (
-    "This task was stopped, so its actions no longer run: this press ran nothing."
+    "This task was stopped, so nothing more of it runs: this press did nothing."
     " To do it anyway, start a new task."
 )
 NEEDS_CONFIRMATION = (
@@ -62,9 +62,9 @@ def already_decided(approval: approvals.Approval) -> str:
 
 
 async def task_stopped(nod: Nod, task_id: str) -> str:
-    """A yes to an action of a stopped task runs nothing (G11), even if the
-    approvals service has not heard of the Stop yet (it was down, and the
-    tasks service's retry hasn't reached it)."""
+    """A yes to an action or a payment of a stopped task does nothing (G11),
+    even if approvals or payments has not heard of the Stop yet (it was
+    down, and the tasks service's retry hasn't reached it)."""
     try:
         task = (await nod.tasks.GetTask(tasks.GetTaskRequest(task_id=task_id))).task
     except ServiceCallFailed as failure:
