@@ -20,7 +20,7 @@ from nod.claims.v1 import claims_pb2 as claims
 from nod.payments.v1 import payments_pb2 as payments
 from nod_tasks.adapters.peers import Peer, Peers
 from nod_tasks.app.in_turn import InTurn, each_few_at_once
-from nod_tasks.app.waits import approval_end, payment_end
+from nod_tasks.app.waits import approval_end, approval_of, payment_end, payment_of
 from nod_tasks.domain import steps
 from nod_tasks.domain.steps import StepEnd, StepState
 from nod_tasks.domain.tasks import LIVE_STATES, STOPPED, TaskRecord, TaskState
@@ -161,23 +161,15 @@ class Stopper:
         return ends
 
     async def _approval_step_end(self, task: TaskRecord, approval_id: str) -> StepEnd:
-        reply = await self._peers.approvals.call(
-            self._peers.approvals_stub.GetApproval,
-            approvals.GetApprovalRequest(approval_id=approval_id),
-            task.owner,
-        )
-        if reply.approval.state == approvals.APPROVAL_STATE_CANCELLED:
+        approval = await approval_of(self._peers, task.owner, approval_id)
+        if approval.state == approvals.APPROVAL_STATE_CANCELLED:
             return replace(steps.not_run(STOPPED_WAITING), approval_id=approval_id)
-        end = approval_end(reply.approval)
+        end = approval_end(approval)
         return end or replace(steps.uncertain(STOPPED_RUNNING), approval_id=approval_id)
 
     async def _payment_step_end(self, task: TaskRecord, payment_id: str) -> StepEnd:
-        reply = await self._peers.payments.call(
-            self._peers.payments_stub.GetPayment,
-            payments.GetPaymentRequest(payment_id=payment_id),
-            task.owner,
-        )
-        if reply.payment.state == payments.PAYMENT_STATE_CANCELLED:
+        payment = await payment_of(self._peers, task.owner, payment_id)
+        if payment.state == payments.PAYMENT_STATE_CANCELLED:
             return replace(steps.not_run(STOPPED_WAITING), payment_id=payment_id)
-        end = payment_end(reply.payment)
+        end = payment_end(payment)
         return end or replace(steps.uncertain(STOPPED_RUNNING), payment_id=payment_id)

@@ -102,13 +102,21 @@ async def _answer_of(peers: Peers, task: TaskRecord) -> StepEnd | None:
     wait = task.wait
     assert wait is not None
     if wait.kind == WaitKind.DECISION:
-        reply = await peers.approvals.call(
-            peers.approvals_stub.GetApproval,
-            approvals.GetApprovalRequest(approval_id=wait.id),
-            task.owner,
-        )
-        return approval_end(reply.approval)
-    reply = await peers.payments.call(
-        peers.payments_stub.GetPayment, payments.GetPaymentRequest(payment_id=wait.id), task.owner
+        return approval_end(await approval_of(peers, task.owner, wait.id))
+    return payment_end(await payment_of(peers, task.owner, wait.id))
+
+
+async def approval_of(peers: Peers, owner: str, approval_id: str) -> approvals.Approval:
+    reply = await peers.approvals.call(
+        peers.approvals_stub.GetApproval,
+        approvals.GetApprovalRequest(approval_id=approval_id),
+        owner,
     )
-    return payment_end(reply.payment)
+    return reply.approval
+
+
+async def payment_of(peers: Peers, owner: str, payment_id: str) -> payments.Payment:
+    reply = await peers.payments.call(
+        peers.payments_stub.GetPayment, payments.GetPaymentRequest(payment_id=payment_id), owner
+    )
+    return reply.payment
