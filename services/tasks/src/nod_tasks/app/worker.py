@@ -10,23 +10,21 @@ second truth, and recovery in both is about re-running stalled jobs, which
 nod must never do; per-owner recovery with our leases is a few lines here."""
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from functools import partial
 
-from sqlalchemy.ext.asyncio import AsyncEngine
-
 from nod_tasks.app.runs import Run, RunDeps
-from nod_tasks.domain.tasks import INTERRUPTED
-from nod_tasks.recovery import interrupt
-from nod_tasks.store import tasks as task_store
 from nodkit.logging import get_logger
 
 log = get_logger("nod_tasks.worker")
 
 
 class Worker:
-    def __init__(self, engine: AsyncEngine, deps: RunDeps) -> None:
-        self._engine = engine
+    def __init__(self, deps: RunDeps, reconcile: Callable[[], Awaitable[int]]) -> None:
+        """reconcile: this instance's running tasks INTERRUPTED, their steps ended."""
         self._deps = deps
+        self._db = deps.db
+        self._reconcile = reconcile
         self._me = deps.settings.instance_id
         self._capacity = deps.settings.max_running
         self._runs: dict[str, asyncio.Task] = {}
@@ -38,8 +36,8 @@ class Worker:
     async def take_work(self) -> int:
         taken = 0
         while len(self._runs) < self._capacity:
-            async with self._engine.begin() as conn:
-                task = await task_store.take_next_queued(conn, self._me)
+            async with self._db.transaction() as tx:
+                task = await tx.tasks.take_next_queued(self._me)
             if task is None:
                 break
             run = asyncio.ensure_future(Run(self._deps, task).go())
@@ -57,8 +55,8 @@ class Worker:
         """Runs whose task no longer runs here (a Stop made elsewhere)."""
         if not self._runs:
             return
-        async with self._engine.connect() as conn:
-            alive = await task_store.still_running(conn, self._me, list(self._runs))
+        async with self._db.reads() as tx:
+            alive = await tx.tasks.still_running(self._me, list(self._runs))
         self.interrupt([task_id for task_id in self._runs if task_id not in alive])
 
     def interrupt(self, task_ids: list[str]) -> None:
@@ -72,9 +70,9 @@ class Worker:
 
     async def shutdown(self) -> None:
         """The tasks still running here are INTERRUPTED first (so their runs,
-        cut off next, move them nowhere); each cut-off step ends UNCERTAIN."""
+        cut off next, move them nowhere), with their steps in flight ended."""
         if self._runs:
-            await interrupt(self._engine, task_store.run_by(self._me), INTERRUPTED)
+            await self._reconcile()
         runs = list(self._runs.values())
         for run in runs:
             run.cancel()

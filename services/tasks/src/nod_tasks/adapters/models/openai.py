@@ -28,6 +28,7 @@ class OpenAICompatible:
     ) -> None:
         headers = {"Authorization": f"Bearer {api_key.get_secret_value()}"} if api_key else {}
         self._model = model
+        self._tools: tuple[list[dict[str, Any]], str] | None = None
         self._client = httpx.AsyncClient(
             base_url=base_url.rstrip("/"),
             headers=headers,
@@ -36,16 +37,12 @@ class OpenAICompatible:
         )
 
     async def complete(self, request: ModelRequest) -> ModelReply:
-        body = {
-            "model": self._model,
-            "messages": request.messages,
-            "tools": request.tools,
-            "tool_choice": "auto",
-            # One tool call at a time: each is a step, recorded before it runs.
-            "parallel_tool_calls": False,
-        }
         try:
-            response = await self._client.post("/chat/completions", json=body)
+            response = await self._client.post(
+                "/chat/completions",
+                content=self._body(request),
+                headers={"content-type": "application/json"},
+            )
         except (httpx.ConnectError, httpx.ConnectTimeout) as error:
             why = f"could not connect ({type(error).__name__})"
             raise ModelFailure(None, "connection", why) from None
@@ -62,6 +59,22 @@ class OpenAICompatible:
                 retry_after_s=retry_after(response.headers.get("retry-after")),
             )
         return parse_reply(response)
+
+    def _body(self, request: ModelRequest) -> bytes:
+        """The request's JSON, made from each message's JSON as it was
+        encoded once: a long task's conversation isn't encoded again for
+        every step."""
+        if self._tools is None or self._tools[0] is not request.tools:
+            self._tools = (request.tools, json.dumps(request.tools))
+        settings = {
+            "model": self._model,
+            "tool_choice": "auto",
+            # One tool call at a time: each is a step, recorded before it runs.
+            "parallel_tool_calls": False,
+        }
+        messages = ",".join(message.encoded for message in request.messages)
+        head = json.dumps(settings)[:-1]
+        return f'{head},"messages":[{messages}],"tools":{self._tools[1]}}}'.encode()
 
     async def close(self) -> None:
         await self._client.aclose()
