@@ -49,7 +49,7 @@ def tasks_settings(database_url, service_token, peers: Peers, **overrides) -> Ta
         "approvals_addr": peers.approvals.address,
         "payments_addr": peers.payments.address,
         "browser_addr": peers.browser.address,
-        "poll_s": 0.05,
+        "outside_waits_poll_s": 0.05,
         "watch_poll_s": 0.05,
         "model_timeout_s": 5.0,
         **overrides,
@@ -123,7 +123,7 @@ def tasks_process(tasks_migrated, service_env, peers, model_server, tmp_path):
             "NOD_PAYMENTS_ADDR": peers.payments.address,
             "NOD_BROWSER_ADDR": peers.browser.address,
             "NOD_MODEL_URL": model_server.url,
-            "NOD_TASKS_POLL_S": "0.05",
+            "NOD_TASKS_OUTSIDE_WAITS_POLL_S": "0.05",
             **{f"NOD_TASKS_{k.upper()}": str(v) for k, v in settings.items()},
         }
         process = ServiceProcess("nod_tasks", env, tmp_path / f"{instance_id}.log")

@@ -33,8 +33,10 @@ from nodkit.notices import Notices
 from nodkit.service import GrpcService, Service
 
 SERVICES = tasks_pb2.DESCRIPTOR.services_by_name
-# The channel migration 0002's trigger announces a task's new events on.
+# The channel migration 0002's trigger announces a task's new events on, and
+# the one migration 0004's announces a task queued or stopped on.
 EVENT_NOTICES = "nod_task_events"
+QUEUE_NOTICES = "nod_task_queue"
 
 
 def model_provider(settings: TasksSettings) -> ModelProvider:
@@ -70,6 +72,7 @@ async def build(settings: TasksSettings, *, provider: ModelProvider | None = Non
     endings = Endings(db, peers, batch=settings.outside_waits_batch)
     worker = Worker(RunDeps(db, peers, provider, settings, endings), recovery.reconcile_own)
     notices = Notices(settings, EVENT_NOTICES)
+    queue = Notices(settings, QUEUE_NOTICES)
     servicer = TasksServicer(
         Tasks(db, notices, watch_poll_s=settings.watch_poll_s),
         Replies(db, peers),
@@ -109,9 +112,10 @@ async def build(settings: TasksSettings, *, provider: ModelProvider | None = Non
         background=[
             lease.keep_alive(),
             notices.run,
+            queue.run,
             loop(settings.sweep_interval_s, recovery.sweep_once, "sweep"),
-            loop(settings.poll_s, worker.poll, "queue"),
-            loop(settings.poll_s * 2, outside_waits.settle_round, "waits"),
+            lambda: worker.run(queue, settings.poll_s),
+            loop(settings.outside_waits_poll_s, outside_waits.settle_round, "waits"),
             lambda: endings.run(settings.sweep_interval_s),
         ],
         probe=lambda: answers(engine),

@@ -72,9 +72,18 @@ class Run:
         self._pending: list[tuple[str, dict[str, Any]]] = []
 
     async def go(self) -> None:
+        """The run, to its end; one that fails inside ends its task FAILED
+        (nothing is left RUNNING), asking the person to check or continue."""
+        try:
+            await self._go()
+        except Exception:
+            log.exception("run.failed_inside", task_id=self._task.id)
+            await self._end(Move.FAIL, f"an internal error stopped this task: {CHECK_OR_CONTINUE}")
+
+    async def _go(self) -> None:
         if not await self._load():
             return  # stopped, or no longer this instance's
-        next_context = asyncio.ensure_future(self._context())
+        next_context = self._context()
         try:
             for _ in range(self._deps.settings.max_steps_per_run):
                 try:
@@ -165,20 +174,31 @@ class Run:
         ctx = StepContext(
             self._task, step, context, self._steps, self._deps.peers, self._deps.settings
         )
+        # Read while the tool runs and its end is written, for the next request.
+        next_context = self._context()
         try:
             if planned.refused:
-                return await self._end_step(ctx, steps.not_run(planned.refused))
-            outcome = await self._run_tool(ctx, planned)
-            if isinstance(outcome, WaitFor):
-                await self._wait(ctx, outcome)
-                return None
-            return await self._end_step(ctx, outcome)
+                goes_on = await self._end_step(ctx, steps.not_run(planned.refused))
+            else:
+                goes_on = await self._run_and_end(ctx, planned)
         except asyncio.CancelledError:
+            next_context.cancel()
             # Stop or shutdown: the step's end is written even so, unless it
             # ended already or now waits for the person.
             cut_off = tools.cut_off_end(step.tool, CUT_OFF)
             await asyncio.shield(self._db.end_step(step, cut_off, in_flight_on=self._me))
             raise
+        if not goes_on:
+            next_context.cancel()
+            return None
+        return next_context
+
+    async def _run_and_end(self, ctx: StepContext, planned: tools.Planned) -> bool:
+        outcome = await self._run_tool(ctx, planned)
+        if isinstance(outcome, WaitFor):
+            await self._wait(ctx, outcome)
+            return False
+        return await self._end_step(ctx, outcome)
 
     async def _start(self, called: prompt.Called, planned: tools.Planned) -> StepRecord | None:
         """The step RUNNING here, with what it acts on. A start that is cut
@@ -226,9 +246,8 @@ class Run:
             log.exception("step.failed_inside", task_id=ctx.task.id, step=ctx.step.number)
             return tools.cut_off_end(ctx.step.tool, INTERNAL_ERROR)
 
-    async def _end_step(
-        self, ctx: StepContext, end: StepEnd
-    ) -> "asyncio.Future[TaskContext] | None":
+    async def _end_step(self, ctx: StepContext, end: StepEnd) -> bool:
+        """The step's end, and the task's move it brings; True if the run goes on."""
         await self._keep_session(ctx)
         step = ctx.step
         then: tuple[Move, str | None, Wait | None] | None = None
@@ -244,20 +263,14 @@ class Run:
                 await tx.steps.end(step, end, in_flight_on=self._me)
                 await self._move(tx, move, message=message, wait=wait)
             self._deps.endings.kick()
-            return None
-        next_context = self._context()
-        try:
-            ended = await self._db.end_step(step, end, in_flight_on=self._me)
-        except BaseException:
-            next_context.cancel()
-            raise
+            return False
+        ended = await self._db.end_step(step, end, in_flight_on=self._me)
         if ended is None:
-            next_context.cancel()
-            return None  # ended already (the task was interrupted meanwhile)
+            return False  # ended already (the task was interrupted meanwhile)
         self._steps.append(ended)
         view = end.result.for_model()
         self._messages.append(prompt.Answered(step.call_id, step.number, view).message())
-        return next_context
+        return True
 
     async def _wait(self, ctx: StepContext, waiting: WaitFor) -> None:
         await self._keep_session(ctx)

@@ -10,11 +10,13 @@ second truth, and recovery in both is about re-running stalled jobs, which
 nod must never do; per-owner recovery with our leases is a few lines here."""
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 from functools import partial
 
 from nod_tasks.app.runs import Run, RunDeps
 from nodkit.logging import get_logger
+from nodkit.notices import Notices
 
 log = get_logger("nod_tasks.worker")
 
@@ -28,6 +30,8 @@ class Worker:
         self._me = deps.settings.instance_id
         self._capacity = deps.settings.max_running
         self._runs: dict[str, asyncio.Task] = {}
+        # Room for another run here.
+        self._room = asyncio.Event()
 
     @property
     def running(self) -> list[str]:
@@ -48,6 +52,7 @@ class Worker:
 
     def _finished(self, task_id: str, run: asyncio.Task) -> None:
         self._runs.pop(task_id, None)
+        self._room.set()
         if not run.cancelled() and run.exception() is not None:
             log.error("run.failed", task_id=task_id, exc_info=run.exception())
 
@@ -67,6 +72,25 @@ class Worker:
     async def poll(self) -> None:
         await self.cancel_stopped()
         await self.take_work()
+
+    async def run(self, queue: Notices, fallback_s: float) -> None:
+        """Looks when a task is queued or stopped on any instance, when a run
+        here ends, and every fallback_s regardless; until cancelled."""
+        with queue.listen("queued") as queued, queue.listen("stopped") as stopped:
+            wakes = (queued, stopped, self._room)
+            while True:
+                for wake in wakes:
+                    wake.clear()  # before the look: a later change wakes the wait below
+                try:
+                    await self.poll()
+                except Exception as error:
+                    log.error("queue.failed", exc_info=error)
+                waiting = [asyncio.ensure_future(wake.wait()) for wake in wakes]
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(fallback_s):
+                        await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+                for wait in waiting:
+                    wait.cancel()
 
     async def shutdown(self) -> None:
         """The tasks still running here are INTERRUPTED first (so their runs,

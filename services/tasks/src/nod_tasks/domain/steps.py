@@ -6,10 +6,12 @@ enters, the private form, the payment), so however the step ends, even cut
 off by a crash before its result was known, the rules still see it.
 """
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
+from functools import cached_property
 from typing import Any
 
 from nod_tasks.domain.results import Failed, MayHaveHappened, NotRun, StepResult
@@ -67,6 +69,18 @@ class StepRecord:
     @property
     def payment_id(self) -> str | None:
         return self.subject.payment_id
+
+    @cached_property
+    def call_key(self) -> str:
+        """What makes two calls identical (domain.tools): made once per step,
+        not for every later call of a long task."""
+        return call_key(self.tool, self.arguments)
+
+
+def call_key(name: str, arguments: Mapping[str, Any]) -> str:
+    """The tool and its arguments, without the reason given for repeating."""
+    kept = {k: v for k, v in arguments.items() if k != "new_action_reason"}
+    return json.dumps([name, kept], sort_keys=True, separators=(",", ":"))
 
 
 @dataclass(frozen=True)

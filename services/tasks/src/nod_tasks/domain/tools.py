@@ -11,7 +11,7 @@ from enum import StrEnum
 from typing import Any
 
 from nod_tasks.domain import steps
-from nod_tasks.domain.steps import NO_SUBJECT, StepEnd, StepRecord, Subject
+from nod_tasks.domain.steps import NO_SUBJECT, StepEnd, StepRecord, Subject, call_key
 from nod_tasks.domain.tasks import FilledForm
 
 Arguments = dict[str, Any]
@@ -236,13 +236,6 @@ def _is_a(value: Any, spec: dict[str, Any]) -> bool:
     return True
 
 
-def canonical(name: str, arguments: Mapping[str, Any]) -> str:
-    """What makes two calls identical: the tool and its arguments, without
-    the reason given for repeating."""
-    kept = {k: v for k, v in arguments.items() if k != "new_action_reason"}
-    return json.dumps([name, kept], sort_keys=True, separators=(",", ":"))
-
-
 def identical_earlier_step(
     name: str, arguments: Mapping[str, Any], earlier: list[StepRecord]
 ) -> StepRecord | None:
@@ -250,8 +243,8 @@ def identical_earlier_step(
     new action (or it only reads the page): then it may run."""
     if name in ALWAYS_ALLOWED or str(arguments.get("new_action_reason", "")).strip():
         return None
-    wanted = canonical(name, arguments)
-    return next((s for s in earlier if canonical(s.tool, s.arguments) == wanted), None)
+    wanted = call_key(name, arguments)
+    return next((s for s in earlier if s.call_key == wanted), None)
 
 
 # The most of a call's arguments a step records (JSON characters).
