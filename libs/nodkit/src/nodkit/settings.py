@@ -25,8 +25,9 @@ def shared(name: str) -> AliasChoices:
 class ServiceSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="NOD_", extra="ignore", validate_by_name=True)
 
-    # Where this service listens (NOD_<SERVICE>_LISTEN); each service sets its port.
-    listen: str = "0.0.0.0:0"
+    # Where this service listens (NOD_<SERVICE>_LISTEN); each service sets its
+    # port. Loopback unless told otherwise: a pod's manifest sets 0.0.0.0.
+    listen: str = "127.0.0.1:0"
     database_url: str = Field(
         "postgresql+psycopg://postgres@127.0.0.1:5432/nod", validation_alias=shared("database_url")
     )
