@@ -68,9 +68,16 @@ class Peers:
             "approvals": settings.approvals_addr,
             "payments": settings.payments_addr,
         }
+        # The gateway presents its own certificate to every service.
+        tls = settings.tls()
+        if tls is not None:
+            tls.check_names("gateway")
         self.channels = {
             name: open_channel(
-                address, service_config=read_only_retry_config(_GRPC_SERVICES[name], _READ_METHODS)
+                address,
+                service_config=read_only_retry_config(_GRPC_SERVICES[name], _READ_METHODS),
+                tls=tls,
+                peer=name,
             )
             for name, address in addresses.items()
         }

@@ -1,9 +1,10 @@
 """The server interceptor chain, in one pass per call:
 
-request id -> readiness gate -> the caller's credential and its allow-list
-(nodkit.callers) -> `x-nod-user` identity -> the request's text checked
-(nodkit.request_checks) -> the handler -> typed errors mapped to statuses ->
-the access log (through the redactor).
+request id -> readiness gate -> the caller's credential (its certificate
+under mutual TLS, else its token) and its allow-list (nodkit.callers) ->
+`x-nod-user` identity -> the request's text checked (nodkit.request_checks)
+-> the handler -> typed errors mapped to statuses -> the access log (through
+the redactor).
 
 Health and reflection stay open: probes carry no token and they reveal no data.
 """
@@ -17,11 +18,12 @@ import grpc
 
 from nodkit import context
 from nodkit.callers import Callers
-from nodkit.errors import DomainError, PermissionDenied, Unauthenticated, Unavailable
+from nodkit.errors import DomainError, PermissionDenied, Unavailable
 from nodkit.logging import get_logger
 from nodkit.metrics import count_call
 from nodkit.request_checks import check_request
 from nodkit.status import status_for_domain_error, status_for_exception
+from nodkit.tls import caller_certificate_name
 
 log = get_logger("nodkit.rpc")
 
@@ -39,10 +41,19 @@ class Readiness:
 
 
 class NodServerInterceptor(grpc.aio.ServerInterceptor):
-    def __init__(self, *, service: str, callers: Callers, readiness: Readiness) -> None:
+    def __init__(
+        self,
+        *,
+        service: str,
+        callers: Callers,
+        readiness: Readiness,
+        certificates: bool = False,
+    ) -> None:
+        """`certificates`: mutual TLS, every caller's certificate names it."""
         self._domain = f"nod.{service}"
         self._callers = callers
         self._readiness = readiness
+        self._certificates = certificates
 
     async def intercept_service(self, continuation, handler_call_details):
         handler = await continuation(handler_call_details)
@@ -72,9 +83,8 @@ class NodServerInterceptor(grpc.aio.ServerInterceptor):
         context.deadline.set(_deadline_of(call))
         if not self._readiness.ready:
             raise Unavailable("the service is starting; nothing was done", reason="NOT_READY")
-        caller = self._callers.caller_of(metadata.get("authorization", ""))
-        if caller is None:
-            raise Unauthenticated("missing or wrong service token", reason="BAD_SERVICE_TOKEN")
+        certificate = caller_certificate_name(call) if self._certificates else None
+        caller = self._callers.identify(metadata.get("authorization", ""), certificate)
         context.caller.set(caller)
         if not self._callers.may_call(caller, method):
             raise PermissionDenied(

@@ -42,12 +42,12 @@ def model_provider(settings: TasksSettings) -> ModelProvider:
 
 
 def peers_of(settings: TasksSettings) -> Peers:
-    token, timeout = settings.own_token("tasks"), settings.peer_timeout_s
+    token, timeout, tls = settings.own_token("tasks"), settings.peer_timeout_s, settings.tls()
     return Peers(
-        claims=Peer(settings.claims_addr, token, timeout),
-        approvals=Peer(settings.approvals_addr, token, timeout),
-        payments=Peer(settings.payments_addr, token, timeout),
-        browser=Peer(settings.browser_addr, token, timeout),
+        claims=Peer(settings.claims_addr, token, timeout, name="claims", tls=tls),
+        approvals=Peer(settings.approvals_addr, token, timeout, name="approvals", tls=tls),
+        payments=Peer(settings.payments_addr, token, timeout, name="payments", tls=tls),
+        browser=Peer(settings.browser_addr, token, timeout, name="browser", tls=tls),
     )
 
 

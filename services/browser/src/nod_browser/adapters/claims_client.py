@@ -11,6 +11,7 @@ from nod_browser.domain.entry import EntryKind, EntryRequest
 from nodkit import context
 from nodkit.client import NodRpcError, call_metadata, open_channel, read_only_retry_config
 from nodkit.enums import ProtoEnum
+from nodkit.tls import Tls
 
 SERVICE = pb.DESCRIPTOR.services_by_name["ClaimsService"].full_name
 # The kinds are the claims contract's; this is the one table, derived by name.
@@ -18,12 +19,20 @@ KINDS = ProtoEnum(pb.EntryKind, EntryKind)
 
 
 class ClaimsClient:
-    def __init__(self, address: str, token: SecretStr, holder: str, timeout_s: float) -> None:
+    def __init__(
+        self,
+        address: str,
+        token: SecretStr | None,
+        holder: str,
+        timeout_s: float,
+        *,
+        tls: Tls | None = None,
+    ) -> None:
         self.holder = holder
         self._token = token
         self._timeout_s = timeout_s
         retry = read_only_retry_config([SERVICE], ["GetClaim", "FindClaim"])
-        self._channel = open_channel(address, service_config=retry)
+        self._channel = open_channel(address, service_config=retry, tls=tls, peer="claims")
         self._stub = claims_pb2_grpc.ClaimsServiceStub(self._channel)
 
     async def _call(self, method, request, user: str | None):

@@ -17,6 +17,7 @@ from nodkit.client import NodRpcError, call_metadata, open_channel, read_only_re
 from nodkit.enums import ProtoEnum
 from nodkit.errors import InvalidArgument, Unavailable
 from nodkit.logging import get_logger
+from nodkit.tls import Tls
 
 log = get_logger("nod_payments.claims_client")
 SERVICE = pb.DESCRIPTOR.services_by_name["ClaimsService"].full_name
@@ -33,11 +34,13 @@ def _state(number: int) -> ClaimState | None:
 
 
 class ClaimsClient:
-    def __init__(self, address: str, token: SecretStr, timeout_s: float) -> None:
+    def __init__(
+        self, address: str, token: SecretStr | None, timeout_s: float, *, tls: Tls | None = None
+    ) -> None:
         self._token = token
         self._timeout_s = timeout_s
         retry = read_only_retry_config([SERVICE], ["GetClaim"])
-        self._channel = open_channel(address, service_config=retry)
+        self._channel = open_channel(address, service_config=retry, tls=tls, peer="claims")
         self._stub = claims_pb2_grpc.ClaimsServiceStub(self._channel)
 
     def _timeout(self) -> float:

@@ -16,6 +16,7 @@ from nod.claims.v1 import claims_pb2, claims_pb2_grpc
 from nod.payments.v1 import payments_pb2, payments_pb2_grpc
 from nodkit import context
 from nodkit.client import NodRpcError, call_metadata, open_channel, read_only_retry_config
+from nodkit.tls import Tls
 
 
 def _name(module: Any, service: str) -> str:
@@ -32,12 +33,22 @@ READS = {
 
 
 class Peer:
-    """One channel to one service, and its stubs."""
+    """One channel to one service (`name`, which its certificate must carry
+    under TLS), and its stubs."""
 
-    def __init__(self, address: str, token: SecretStr, timeout_s: float) -> None:
+    def __init__(
+        self,
+        address: str,
+        token: SecretStr | None,
+        timeout_s: float,
+        *,
+        name: str | None = None,
+        tls: Tls | None = None,
+    ) -> None:
         names = list(READS)
         methods = sorted({m for ms in READS.values() for m in ms})
-        self._channel = open_channel(address, service_config=read_only_retry_config(names, methods))
+        retry = read_only_retry_config(names, methods)
+        self._channel = open_channel(address, service_config=retry, tls=tls, peer=name)
         self._token = token
         self.timeout_s = timeout_s
 
