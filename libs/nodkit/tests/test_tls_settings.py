@@ -74,4 +74,3 @@ def test_a_client_checks_the_service_it_meant_whatever_the_address():
 
 def test_without_a_token_the_metadata_carries_none():
     assert call_metadata(None, "ada") == (("x-nod-user", "ada"),)
-

@@ -15,6 +15,7 @@ from grpc_reflection.v1alpha import reflection
 from nodkit.interceptors import NodServerInterceptor, Readiness
 from nodkit.logging import get_logger
 from nodkit.settings import ServiceSettings
+from nodkit.version import version_metadata
 
 log = get_logger("nodkit.server")
 
@@ -72,6 +73,7 @@ async def create_server(
         callers=settings.callers(),
         readiness=readiness,
         certificates=tls is not None and tls.require_client_cert,
+        version=version_metadata(name, names),
     )
     server = grpc.aio.server(interceptors=[interceptor], options=SERVER_OPTIONS)
     for _, add_to_server, servicer in registrations:
