@@ -9,6 +9,8 @@ import asyncio
 import json
 import pathlib
 import re
+import subprocess
+import sys
 import urllib.request
 import uuid
 
@@ -176,6 +178,32 @@ async def test_make_run_with_every_hop_over_mutual_tls(tmp_path):
         task = await run_demo_task(run, "Buy the desk lamp at the demo shop")
         assert task.state == pb.TASK_STATE_DONE, task.message
         assert shop_counts(stand_ins["shop"]) == {"login": 1, "otp": 1, "checkout": 1}
+        # scripts/nodcall.py with the gateway's certificate and no token at all.
+        tls_files = run.var / "tls"
+        listed = await asyncio.to_thread(
+            subprocess.run,
+            [sys.executable, str(ROOT / "scripts/nodcall.py"), run.addresses["claims"],
+             "nod.claims.v1.VaultService/ListItems", "{}", "--user", "ada"],
+            env={
+                "PATH": "/usr/bin:/bin",
+                "NOD_TLS_CERT_FILE": str(tls_files / "gateway.pem"),
+                "NOD_TLS_KEY_FILE": str(tls_files / "gateway-key.pem"),
+                "NOD_TLS_CA_FILE": str(tls_files / "ca.pem"),
+            },
+            capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert listed.returncode == 0, listed.stderr
+        assert "Demo card" in listed.stdout
+        # grpcurl as make run prints it, with the gateway's certificate.
+        tasks = await asyncio.to_thread(
+            subprocess.run,
+            [str(ROOT / ".venv/bin/grpcurl"), "-cacert", "tls/ca.pem", "-cert", "tls/gateway.pem",
+             "-key", "tls/gateway-key.pem", "-authority", "tasks", "-H", "x-nod-user: ada",
+             "-d", "{}", run.addresses["tasks"], "nod.tasks.v1.TasksService/ListTasks"],
+            capture_output=True, text=True, timeout=60, cwd=run.var,
+        )  # fmt: skip
+        assert tasks.returncode == 0, tasks.stderr
+        assert task.id in tasks.stdout
         async with open_channel(run.addresses["tasks"]) as plaintext:
             await expect_error(
                 tasks_pb2_grpc.TasksServiceStub(plaintext).ListTasks(
