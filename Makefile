@@ -10,7 +10,11 @@ PROJECTS := $(wildcard pyproject.toml gen/python/pyproject.toml libs/*/pyproject
 export UV_PYTHON_DOWNLOADS := never
 export UV_LINK_MODE := copy
 
-.PHONY: setup run test lint bench gen check-gen lock clean
+# buf (the contracts' checks) comes from npm, exactly as tools/package-lock.json
+# pins it; install scripts stay off, so nothing is fetched but the packages.
+TOOLS := tools/node_modules/.package-lock.json
+
+.PHONY: setup run test lint contracts accept-protos bench gen check-gen lock clean
 
 setup: $(STAMP)
 
@@ -22,8 +26,13 @@ $(STAMP): uv.lock $(PROJECTS) scripts/gen_protos.py $(shell find protos -name '*
 	$(PY) scripts/gen_protos.py
 	touch $(STAMP)
 
+$(TOOLS): tools/package.json tools/package-lock.json
+	cd tools && npm ci --ignore-scripts --no-audit --no-fund
+
+# Re-resolves the Python packages, and tools/package-lock.json from tools/package.json.
 lock:
 	$(UV) lock
+	cd tools && npm install --package-lock-only --ignore-scripts --no-audit --no-fund
 
 gen: setup
 	$(PY) scripts/gen_protos.py
@@ -35,14 +44,23 @@ check-gen: setup
 run: setup
 	$(PY) scripts/run.py
 
+# buf lint and buf breaking against the contracts as last accepted
+# (protos/accepted.binpb); see scripts/contracts.py.
+contracts: setup $(TOOLS)
+	$(PY) scripts/contracts.py check
+
+# A proto change is meant: it becomes the baseline deployed clients are held to.
+accept-protos: setup $(TOOLS)
+	$(PY) scripts/contracts.py accept
+
 # Real PostgreSQL and real Chromium are required: a missing one fails, never
 # skips. pytest's exit code 5 (no tests collected) is a failure too.
-test: setup
+test: setup $(TOOLS)
 	@$(PY) -m pytest $(PYTEST_ARGS); status=$$?; \
 	if [ $$status -eq 5 ]; then echo "make test: pytest collected no tests"; exit 1; fi; \
 	exit $$status
 
-lint: setup check-gen
+lint: setup check-gen contracts
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
@@ -60,4 +78,4 @@ bench: setup
 clean:
 	if test -x $(PY); then $(PY) scripts/nodrun/clean.py var; \
 	else find var -mindepth 1 -maxdepth 1 ! -name vault.key ! -name created-database -exec rm -rf {} + 2>/dev/null; true; fi
-	rm -rf $(VENV) .pytest_cache .mypy_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache tools/node_modules

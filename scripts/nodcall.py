@@ -4,7 +4,11 @@ installed by `make setup` as .venv/bin/grpcurl, does the same).
     .venv/bin/python scripts/nodcall.py ADDRESS SERVICE/METHOD 'JSON' [--user PERSON]
 
 The service token comes from NOD_SERVICE_TOKEN, else var/service-token (what
-`make run` made). Server-streaming methods print each message as it comes.
+`make run` made). With NOD_TLS_CERT_FILE, NOD_TLS_KEY_FILE and NOD_TLS_CA_FILE
+set (as a service reads them: a certificate whose service may make the call)
+it calls over TLS, checking that the server is the service the method
+belongs to, and sends a token only if NOD_SERVICE_TOKEN is set.
+Server-streaming methods print each message as it comes.
 A refusal prints its code, message, ErrorInfo reason and the bad field.
 Example:
     .venv/bin/python scripts/nodcall.py 127.0.0.1:50051 \\
@@ -32,10 +36,14 @@ class Mistake(Exception):
     """Something the caller can fix, said in one line."""
 
 
-def token() -> str:
+def token(*, tls: bool) -> str | None:
+    """Over TLS the certificate names the caller: a token goes beside it
+    only when NOD_SERVICE_TOKEN gives one."""
     if os.environ.get("NOD_SERVICE_TOKEN"):
         return os.environ["NOD_SERVICE_TOKEN"]
     path = ROOT / "var" / "service-token"
+    if tls:
+        return None
     if not path.exists():
         raise Mistake("no service token: set NOD_SERVICE_TOKEN, or start nod with `make run`")
     return path.read_text().strip()
@@ -70,8 +78,23 @@ def describe(error: grpc.RpcError) -> str:
     return line
 
 
+def open_channel(address: str, method: str) -> grpc.Channel:
+    """Plaintext, or TLS when the NOD_TLS_* files are set; the server must
+    be the service of `method` (nod.claims.v1.VaultService/... -> claims)."""
+    files = [os.environ.get(f"NOD_TLS_{name}_FILE") for name in ("CERT", "KEY", "CA")]
+    if not any(files):
+        return grpc.insecure_channel(address)
+    if not all(files):
+        raise Mistake("set NOD_TLS_CERT_FILE, NOD_TLS_KEY_FILE and NOD_TLS_CA_FILE together")
+    cert, key, ca = (pathlib.Path(f).read_bytes() for f in files if f)
+    credentials = grpc.ssl_channel_credentials(ca, private_key=key, certificate_chain=cert)
+    service = method.split(".")[1] if method.startswith("nod.") else None
+    options = [("grpc.ssl_target_name_override", service)] if service else []
+    return grpc.secure_channel(address, credentials, options=options)
+
+
 def call(args: argparse.Namespace) -> int:
-    channel = grpc.insecure_channel(args.address)
+    channel = open_channel(args.address, args.method)
     try:
         service_name, method = find_method(channel, args.method)
     except grpc.RpcError as error:
@@ -82,7 +105,8 @@ def call(args: argparse.Namespace) -> int:
         request = json_format.Parse(args.request, request_class())
     except json_format.ParseError as bad:
         raise Mistake(f"the request is not a {method.input_type.name} in JSON: {bad}") from None
-    metadata = [("authorization", f"Bearer {token()}")]
+    bearer = token(tls=bool(os.environ.get("NOD_TLS_CERT_FILE")))
+    metadata = [("authorization", f"Bearer {bearer}")] if bearer else []
     if args.user:
         metadata.append(("x-nod-user", args.user))
     path = f"/{service_name}/{method.name}"

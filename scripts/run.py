@@ -2,6 +2,7 @@
 the demo person's sign-in for the web UI, then every service, the gateway
 and the demo stand-ins under one supervisor (honcho), the demo person
 seeded, and where everything is printed. Ctrl-C stops everything.
+NOD_RUN_TLS=1 runs every gRPC hop over mutual TLS (nodrun/tls.py).
 
 NOD_RUN_VAR moves var/ (the tests run this set-up in a folder of their own)."""
 
@@ -15,7 +16,7 @@ from honcho.manager import Manager
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from nodrun import demo, postgres, summary  # noqa: E402
+from nodrun import demo, postgres, summary, tls  # noqa: E402
 from nodrun import secrets as local_secrets  # noqa: E402
 from nodrun.ports import free_port, port_is_free  # noqa: E402
 from nodrun.services import GATEWAY, SERVICES  # noqa: E402
@@ -43,6 +44,15 @@ def base_env(database_url: str) -> dict[str, str]:
         env[f"NOD_{service.name.upper()}_ADDR"] = service.address
         env[f"NOD_{service.name.upper()}_LISTEN"] = service.listen
     return env
+
+
+def own_env(env: dict[str, str], name: str) -> dict[str, str]:
+    """One process's environment: its instance id and, with NOD_RUN_TLS,
+    its own certificate."""
+    own = {**env, "NOD_INSTANCE_ID": f"local-{name}"}
+    if tls.enabled():
+        own |= tls.env_for(VAR, name)
+    return own
 
 
 def check_ports_free() -> None:
@@ -92,23 +102,18 @@ def main() -> None:
     print(f"nod: PostgreSQL from {source}", flush=True)
     env = base_env(database_url)
     check_ports_free()
+    if tls.enabled():
+        tls.ensure_certificates(VAR, [service.name for service in [*SERVICES, GATEWAY]])
     migrate(env)
     add_first_person(env)
     shop_port, app_port = demo_ports()
     shop_url, app_url = f"http://127.0.0.1:{shop_port}", f"http://127.0.0.1:{app_port}"
 
     manager = Manager()
-    for service in SERVICES:
+    for service in [*SERVICES, GATEWAY]:
         manager.add_process(
-            service.name,
-            f"{PY} -m {service.module} serve",
-            env={**env, "NOD_INSTANCE_ID": f"local-{service.name}"},
+            service.name, f"{PY} -m {service.module} serve", env=own_env(env, service.name)
         )
-    manager.add_process(
-        "gateway",
-        f"{PY} -m {GATEWAY.module} serve",
-        env={**env, "NOD_INSTANCE_ID": "local-gateway"},
-    )
     account = f"{demo.SHOP_USERNAME}:{demo.SHOP_PASSWORD}:{demo.SHOP_TOTP_SEED}"
     manager.add_process(
         "shop", f"{PY} -m nod_demo.shop --port {shop_port} --account {account}", env=env
@@ -117,8 +122,10 @@ def main() -> None:
     # The set-up is a process of its own, not a thread: honcho forks this
     # process for each child, and a fork taken while another thread holds a
     # lock (gRPC's, stdout's) leaves a child stuck before it ever starts.
+    # It seeds what the gateway would: with TLS, as the gateway.
     ready = subprocess.Popen(
-        [PY, str(ROOT / "scripts/nodrun/ready.py"), shop_url, app_url, str(VAR)], env=env
+        [PY, str(ROOT / "scripts/nodrun/ready.py"), shop_url, app_url, str(VAR)],
+        env=own_env(env, GATEWAY.name),
     )
     try:
         manager.loop()

@@ -9,9 +9,12 @@ import asyncio
 import json
 import pathlib
 import re
+import subprocess
+import sys
 import urllib.request
 import uuid
 
+import grpc
 import httpx
 import psycopg
 import pyotp
@@ -28,6 +31,7 @@ from nod.tasks.v1 import tasks_pb2_grpc
 from nodkit.client import open_channel
 from nodtest.database import admin_url, libpq_url
 from nodtest.make_run import MakeRun
+from nodtest.rpc import expect_error
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SEED = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"  # what make run prints for the demo shop
@@ -66,9 +70,9 @@ async def the_demo_persons_things(run: MakeRun) -> tuple[list, list]:
 async def run_demo_task(run: MakeRun, text: str) -> pb.Task:
     """The person's side of a demo task: the code, the yes, the security code."""
     meta = run.meta()
-    vault = claims_pb2_grpc.VaultServiceStub(open_channel(run.addresses["claims"]))
-    pay = payments_pb2_grpc.PaymentsServiceStub(open_channel(run.addresses["payments"]))
-    tasks = tasks_pb2_grpc.TasksServiceStub(open_channel(run.addresses["tasks"]))
+    vault = claims_pb2_grpc.VaultServiceStub(run.channel("claims"))
+    pay = payments_pb2_grpc.PaymentsServiceStub(run.channel("payments"))
+    tasks = tasks_pb2_grpc.TasksServiceStub(run.channel("tasks"))
     task = (await tasks.StartTask(pb.StartTaskRequest(text=text), metadata=meta)).task
     deadline = asyncio.get_running_loop().time() + 90
     while asyncio.get_running_loop().time() < deadline:
@@ -158,3 +162,55 @@ async def test_make_run_as_a_newcomer_meets_it(make_run):
     again = await run_demo_task(make_run, "Sign in to the demo shop")
     assert again.state == pb.TASK_STATE_DONE, again.message
     assert shop_counts(stand_ins["shop"])["login"] == 1
+
+
+async def test_make_run_with_every_hop_over_mutual_tls(tmp_path):
+    """NOD_RUN_TLS=1: every service and the gateway serve and call with
+    their own certificates, so the web UI, the seeding, a purchase (tasks,
+    browser, claims, payments) and the person's own calls all go over
+    mutual TLS; a plaintext caller gets nowhere."""
+    run = MakeRun(ROOT, tmp_path / "var", f"nod_test_run_{uuid.uuid4().hex[:8]}", NOD_RUN_TLS="1")
+    try:
+        stand_ins = run.start()
+        assert "every gRPC hop is mutual TLS" in run.log_text()
+        assert run.log_text().count('"tls": "mutual"') == 5  # each gRPC service's server
+        assert signs_in_to_the_web_ui(run)
+        task = await run_demo_task(run, "Buy the desk lamp at the demo shop")
+        assert task.state == pb.TASK_STATE_DONE, task.message
+        assert shop_counts(stand_ins["shop"]) == {"login": 1, "otp": 1, "checkout": 1}
+        # scripts/nodcall.py with the gateway's certificate and no token at all.
+        tls_files = run.var / "tls"
+        listed = await asyncio.to_thread(
+            subprocess.run,
+            [sys.executable, str(ROOT / "scripts/nodcall.py"), run.addresses["claims"],
+             "nod.claims.v1.VaultService/ListItems", "{}", "--user", "ada"],
+            env={
+                "PATH": "/usr/bin:/bin",
+                "NOD_TLS_CERT_FILE": str(tls_files / "gateway.pem"),
+                "NOD_TLS_KEY_FILE": str(tls_files / "gateway-key.pem"),
+                "NOD_TLS_CA_FILE": str(tls_files / "ca.pem"),
+            },
+            capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert listed.returncode == 0, listed.stderr
+        assert "Demo card" in listed.stdout
+        # grpcurl as make run prints it, with the gateway's certificate.
+        tasks = await asyncio.to_thread(
+            subprocess.run,
+            [str(ROOT / ".venv/bin/grpcurl"), "-cacert", "tls/ca.pem", "-cert", "tls/gateway.pem",
+             "-key", "tls/gateway-key.pem", "-authority", "tasks", "-H", "x-nod-user: ada",
+             "-d", "{}", run.addresses["tasks"], "nod.tasks.v1.TasksService/ListTasks"],
+            capture_output=True, text=True, timeout=60, cwd=run.var,
+        )  # fmt: skip
+        assert tasks.returncode == 0, tasks.stderr
+        assert task.id in tasks.stdout
+        async with open_channel(run.addresses["tasks"]) as plaintext:
+            await expect_error(
+                tasks_pb2_grpc.TasksServiceStub(plaintext).ListTasks(
+                    pb.ListTasksRequest(), metadata=run.meta(), timeout=5
+                ),
+                grpc.StatusCode.UNAVAILABLE,
+            )
+    finally:
+        run.stop()
+        run.clean()

@@ -1,10 +1,12 @@
 """What every answer of the gateway promises over HTTP, read off the wire:
-security headers on pages, files and streams; sign-in before anything;
-no way to be sent to another site after signing in; and a live timeline
-that resumes after the last event a reconnecting browser saw."""
+security headers and the build's version on pages, files and streams;
+sign-in before anything; no way to be sent to another site after signing
+in; and a live timeline that resumes after the last event a reconnecting
+browser saw."""
 
 import asyncio
 import re
+from importlib import metadata
 
 import httpx
 
@@ -19,6 +21,8 @@ def assert_security_headers(response: httpx.Response) -> None:
     assert "frame-ancestors 'none'" in csp
     assert response.headers["x-content-type-options"] == "nosniff"
     assert response.headers["x-frame-options"] == "DENY"
+    # Which build answered, as the services' gRPC replies say it.
+    assert response.headers["x-nod-version"] == f"nod-gateway/{metadata.version('nod-gateway')}"
 
 
 async def test_every_kind_of_answer_carries_the_security_headers(nod):

@@ -8,6 +8,7 @@ from nod.approvals.v1 import approvals_pb2_grpc
 from nod.claims.v1 import claims_pb2 as claims
 from nod.claims.v1 import claims_pb2_grpc
 from nodkit.client import call_metadata, open_channel
+from nodkit.tls import Tls
 
 PERSON = "ada"
 SHOP_USERNAME = "ada@example.com"
@@ -21,9 +22,17 @@ APP_LABEL = "Demo app"
 TIMEOUT_S = 10
 
 
-async def seed(claims_addr: str, approvals_addr: str, token, shop_url: str, app_url: str) -> None:
+async def seed(
+    claims_addr: str,
+    approvals_addr: str,
+    token,
+    shop_url: str,
+    app_url: str,
+    *,
+    tls: Tls | None = None,
+) -> None:
     meta = call_metadata(token, PERSON)
-    async with open_channel(claims_addr) as channel:
+    async with open_channel(claims_addr, tls=tls, peer="claims") as channel:
         vault = claims_pb2_grpc.VaultServiceStub(channel)
         await _put_one(
             vault,
@@ -40,7 +49,7 @@ async def seed(claims_addr: str, approvals_addr: str, token, shop_url: str, app_
             meta,
             claims.VaultItem(kind=claims.ENTRY_KIND_CARD, label=CARD_LABEL, fields=CARD),
         )
-    async with open_channel(approvals_addr) as channel:
+    async with open_channel(approvals_addr, tls=tls, peer="approvals") as channel:
         await _connect_one(approvals_pb2_grpc.ApprovalsServiceStub(channel), meta, app_url)
 
 

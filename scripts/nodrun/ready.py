@@ -14,15 +14,25 @@ from pydantic import SecretStr
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
 from nodkit.client import wait_until_answering, wait_until_serving
+from nodkit.tls import Tls
 from nodrun import demo, summary
 from nodrun.services import BY_NAME, GATEWAY, SERVICES
 
 TIMEOUT_S = 90
 
 
+def own_tls() -> Tls | None:
+    """The certificate make run gave this script (the gateway's), if any."""
+    if not os.environ.get("NOD_TLS_CERT_FILE"):
+        return None
+    files = (os.environ[f"NOD_TLS_{name}_FILE"] for name in ("CERT", "KEY", "CA"))
+    return Tls.from_files(*files)
+
+
 async def set_up(shop_url: str, app_url: str) -> None:
+    tls = own_tls()
     for service in SERVICES:
-        await wait_until_serving(service.address, timeout_s=TIMEOUT_S)
+        await wait_until_serving(service.address, timeout_s=TIMEOUT_S, tls=tls, peer=service.name)
     await asyncio.to_thread(wait_until_answering, f"http://{GATEWAY.address}/healthz", TIMEOUT_S)
     await demo.seed(
         BY_NAME["claims"].address,
@@ -30,6 +40,7 @@ async def set_up(shop_url: str, app_url: str) -> None:
         SecretStr(os.environ["NOD_SERVICE_TOKEN"]),
         shop_url,
         app_url,
+        tls=tls,
     )
 
 
@@ -40,7 +51,7 @@ def main() -> int:
     except Exception as error:  # noqa: BLE001 - reported; the services keep running
         print(f"\nnod: the demo set-up did not finish: {error!r}\n", flush=True)
         return 1
-    print(summary.text(shop_url, app_url, var), flush=True)
+    print(summary.text(shop_url, app_url, var, tls=own_tls() is not None), flush=True)
     return 0
 
 

@@ -13,9 +13,15 @@ GRPCURL = (
     '.venv/bin/grpcurl -plaintext -H "authorization: Bearer $(cat var/service-token)"'
     f" -H 'x-nod-user: {demo.PERSON}'"
 )
+# Under NOD_RUN_TLS: the gateway's certificate (it may call every tasks
+# method), the server checked for the name of the service called.
+GRPCURL_TLS = (
+    ".venv/bin/grpcurl -cacert var/tls/ca.pem -cert var/tls/gateway.pem"
+    f" -key var/tls/gateway-key.pem -authority tasks -H 'x-nod-user: {demo.PERSON}'"
+)
 
 
-def text(shop_url: str, app_url: str, var: pathlib.Path) -> str:
+def text(shop_url: str, app_url: str, var: pathlib.Path, *, tls: bool = False) -> str:
     tasks = BY_NAME["tasks"].address
     lines = [
         "",
@@ -26,12 +32,15 @@ def text(shop_url: str, app_url: str, var: pathlib.Path) -> str:
         "  services:",
     ]
     lines += [f"    {s.name:<10} {s.address}" for s in SERVICES]
+    if tls:
+        lines.append(f"  every gRPC hop is mutual TLS; its CA and certificates: {var / 'tls'}")
     lines += [
         f"  demo shop: {shop_url}  (the demo person {demo.PERSON} has a saved login for it;"
         f" one-time codes come from the seed {demo.SHOP_TOTP_SEED})",
         f"  demo app:  {app_url}  (lists every message it received)",
         "  Or call the services yourself, e.g.:",
-        f'    {GRPCURL} -d \'{{"text": "Buy the desk lamp at the demo shop"}}\' \\',
+        f"    {GRPCURL_TLS if tls else GRPCURL} \\",
+        '      -d \'{"text": "Buy the desk lamp at the demo shop"}\' \\',
         f"      {tasks} nod.tasks.v1.TasksService/StartTask",
         "  Ctrl-C stops everything.",
         "",

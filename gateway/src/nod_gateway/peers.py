@@ -86,12 +86,18 @@ class Peers:
             "approvals": settings.approvals_addr,
             "payments": settings.payments_addr,
         }
+        # The gateway presents its own certificate to every service.
+        tls = settings.tls()
+        if tls is not None:
+            tls.check_names("gateway")
         self.channels = {
             name: open_channel(
                 address,
                 service_config=retry_reads_config(
                     [descriptor for descriptor, _, peer in _STUBS.values() if peer == name]
                 ),
+                tls=tls,
+                peer=name,
             )
             for name, address in addresses.items()
         }

@@ -1,5 +1,6 @@
-"""Headers on every answer, a request id on every request, and the checks
-every form post passes: same origin, and the session's CSRF token."""
+"""Headers on every answer (the build that answered among them), a request
+id on every request, and the checks every form post passes: same origin,
+and the session's CSRF token."""
 
 import hmac
 import uuid
@@ -8,6 +9,7 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from nodkit import context
+from nodkit.version import VERSION_HEADER, build_version
 
 # No inline script or style anywhere: every script and sheet is a file
 # under /static, so an injected tag can't run.
@@ -23,6 +25,8 @@ HEADERS = [
     (b"referrer-policy", b"same-origin"),
     (b"cross-origin-opener-policy", b"same-origin"),
     (b"permissions-policy", b"camera=(), microphone=(), geolocation=(), payment=()"),
+    # Which build answered (`nod-gateway/0.1.0`), as every service's gRPC replies say.
+    (VERSION_HEADER.encode(), build_version("gateway").encode()),
 ]
 
 

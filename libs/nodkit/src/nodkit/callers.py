@@ -5,12 +5,19 @@ browser:<token>,tasks:<token>,gateway:<token>,payments:<token>) and may call
 only the methods listed for it here. The single NOD_SERVICE_TOKEN is the
 one-machine and scripting credential: it may call everything. A method
 missing from the table is open to that token alone (fail closed).
+
+With mutual TLS the caller's certificate names it instead (its subject CN,
+nodkit.tls), and the same table says what that name may call. A token sent
+beside a certificate must be that same service's or the single token, and
+never widens what the certificate may call.
 """
 
 import hmac
 from collections.abc import Iterable, Mapping
 
 from pydantic import SecretStr
+
+from nodkit.errors import Unauthenticated
 
 ALL = "*"  # the caller presenting NOD_SERVICE_TOKEN
 
@@ -89,13 +96,46 @@ def parse_service_tokens(setting: str) -> dict[str, SecretStr]:
 
 
 class Callers:
-    """Tells a presented `authorization` value's caller, and what it may call."""
+    """Tells a call's caller from its credentials, and what it may call."""
 
-    def __init__(self, *, everything: SecretStr | None, services: Mapping[str, SecretStr]) -> None:
+    def __init__(
+        self,
+        *,
+        everything: SecretStr | None,
+        services: Mapping[str, SecretStr],
+        accept_tokens: bool = True,
+        certificates: bool = False,
+    ) -> None:
+        """`certificates`: every connection carries a verified client
+        certificate (mutual TLS). Without `accept_tokens`, tokens are not
+        looked at, even when some are set."""
         self._bearers = [(ALL, _bearer(everything))] if everything else []
         self._bearers += [(name, _bearer(token)) for name, token in services.items()]
-        if not self._bearers:
-            raise ValueError("set NOD_SERVICE_TOKEN or NOD_SERVICE_TOKENS")
+        if not accept_tokens:
+            self._bearers = []
+        if not self._bearers and not certificates:
+            raise ValueError("set NOD_SERVICE_TOKEN or NOD_SERVICE_TOKENS, or turn on mutual TLS")
+        self._accept_tokens = accept_tokens
+
+    def identify(self, authorization: str, certificate: str | None) -> str:
+        """The calling service: the one its certificate names, else the one
+        its token names. Raises Unauthenticated when neither names one, or
+        when a token beside a certificate belongs to another service."""
+        if certificate is not None:
+            if authorization and self._accept_tokens:
+                by_token = self.caller_of(authorization)
+                if by_token is None:
+                    raise Unauthenticated("wrong service token", reason="BAD_SERVICE_TOKEN")
+                if by_token not in (ALL, certificate):
+                    raise Unauthenticated(
+                        "the service token and the certificate name different services",
+                        reason="CALLER_MISMATCH",
+                    )
+            return certificate
+        caller = self.caller_of(authorization) if self._accept_tokens else None
+        if caller is None:
+            raise Unauthenticated("missing or wrong service token", reason="BAD_SERVICE_TOKEN")
+        return caller
 
     def caller_of(self, authorization: str) -> str | None:
         presented = authorization.encode()

@@ -1,4 +1,5 @@
-"""Calling another nod service: one channel per peer, the service token and
+"""Calling another nod service: one channel per peer (over TLS with the
+service's own certificate when it has one, nodkit.tls), the service token and
 the person in metadata, a deadline on every call, and one typed error.
 
 Retries live in the channel's service config and cover only the methods a
@@ -18,6 +19,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_status import rpc_status
 from pydantic import SecretStr
 
+from nodkit.tls import Tls, server_name_override
+
 # Codes that mean the server definitely refused and changed nothing.
 DEFINITE_REFUSALS = frozenset(
     {
@@ -34,7 +37,16 @@ DEFINITE_REFUSALS = frozenset(
 )
 
 
-def open_channel(address: str, *, service_config: str | None = None) -> grpc.aio.Channel:
+def open_channel(
+    address: str,
+    *,
+    service_config: str | None = None,
+    tls: Tls | None = None,
+    peer: str | None = None,
+) -> grpc.aio.Channel:
+    """A channel to `address`; with `tls`, over TLS presenting this
+    service's certificate, and checking that the server's names `peer`
+    (the service meant, e.g. "claims") whatever the address says."""
     options: list[tuple[str, Any]] = [
         ("grpc.enable_retries", 1 if service_config else 0),
         # Connections belong to this channel: a new channel to a peer that just
@@ -43,11 +55,23 @@ def open_channel(address: str, *, service_config: str | None = None) -> grpc.aio
     ]
     if service_config:
         options.append(("grpc.service_config", service_config))
-    return grpc.aio.insecure_channel(address, options=options)
+    return _channel(address, options, tls, peer)
 
 
-def call_metadata(token: SecretStr, user: str | None = None, request_id: str | None = None):
-    metadata = [("authorization", f"Bearer {token.get_secret_value()}")]
+def _channel(
+    address: str, options: list[tuple[str, Any]], tls: Tls | None, peer: str | None
+) -> grpc.aio.Channel:
+    if tls is None:
+        return grpc.aio.insecure_channel(address, options=options)
+    override = server_name_override(address, peer)
+    if override is not None:
+        options = [*options, ("grpc.ssl_target_name_override", override)]
+    return grpc.aio.secure_channel(address, tls.channel_credentials(), options=options)
+
+
+def call_metadata(token: SecretStr | None, user: str | None = None, request_id: str | None = None):
+    """`token` is None when the certificate alone names the caller."""
+    metadata = [] if token is None else [("authorization", f"Bearer {token.get_secret_value()}")]
     if user is not None:
         metadata.append(("x-nod-user", user))
     if request_id is not None:
@@ -82,12 +106,18 @@ class NodRpcError(Exception):
         return not (self.code == grpc.StatusCode.UNAVAILABLE and self.reason == "NOT_READY")
 
 
-async def wait_until_serving(address: str, timeout_s: float = 30.0) -> None:
+async def wait_until_serving(
+    address: str, timeout_s: float = 30.0, *, tls: Tls | None = None, peer: str | None = None
+) -> None:
+    """Health says SERVING at `address` (over TLS as open_channel's)."""
     deadline = asyncio.get_running_loop().time() + timeout_s
     # Reconnect quickly: the default backoff (1 s, then longer) would add
     # seconds after a process that was still starting refused the first try.
-    options = [("grpc.initial_reconnect_backoff_ms", 50), ("grpc.max_reconnect_backoff_ms", 200)]
-    async with grpc.aio.insecure_channel(address, options=options) as channel:
+    options: list[tuple[str, Any]] = [
+        ("grpc.initial_reconnect_backoff_ms", 50),
+        ("grpc.max_reconnect_backoff_ms", 200),
+    ]
+    async with _channel(address, options, tls, peer) as channel:
         stub = health_pb2_grpc.HealthStub(channel)
         while True:
             try:

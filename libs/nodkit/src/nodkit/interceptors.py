@@ -1,14 +1,18 @@
 """The server interceptor chain, in one pass per call:
 
-request id -> readiness gate -> the caller's credential and its allow-list
-(nodkit.callers) -> `x-nod-user` identity -> the request's text checked
-(nodkit.request_checks) -> the handler -> typed errors mapped to statuses ->
-the access log (through the redactor).
+the build version in the reply's initial metadata -> request id -> readiness
+gate -> the caller's credential (its certificate under mutual TLS, else its
+token) and its allow-list (nodkit.callers) -> `x-nod-user` identity -> the
+request's text checked (nodkit.request_checks) -> the handler -> typed
+errors mapped to statuses -> the access log (through the redactor).
 
-Health and reflection stay open: probes carry no token and they reveal no data.
+Health and reflection stay open: probes carry no token and they reveal no
+data. Their replies carry the build version too, so an operator can read it
+with nothing but a health check.
 """
 
 import asyncio
+import inspect
 import os
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -17,15 +21,17 @@ import grpc
 
 from nodkit import context
 from nodkit.callers import Callers
-from nodkit.errors import DomainError, PermissionDenied, Unauthenticated, Unavailable
+from nodkit.errors import DomainError, PermissionDenied, Unavailable
 from nodkit.logging import get_logger
 from nodkit.metrics import count_call
 from nodkit.request_checks import check_request
 from nodkit.status import status_for_domain_error, status_for_exception
+from nodkit.tls import caller_certificate_name
 
 log = get_logger("nodkit.rpc")
 
 OPEN_METHOD_PREFIXES = ("/grpc.health.v1.Health/", "/grpc.reflection.")
+Metadata = tuple[tuple[str, str], ...]
 # Calls slower than this are logged at INFO; every other call at DEBUG.
 SLOW_CALL_MS = 500.0
 
@@ -39,16 +45,30 @@ class Readiness:
 
 
 class NodServerInterceptor(grpc.aio.ServerInterceptor):
-    def __init__(self, *, service: str, callers: Callers, readiness: Readiness) -> None:
+    def __init__(
+        self,
+        *,
+        service: str,
+        callers: Callers,
+        readiness: Readiness,
+        certificates: bool = False,
+        version: Metadata = (),
+    ) -> None:
+        """`certificates`: mutual TLS, every caller's certificate names it.
+        `version`: sent as the initial metadata of every reply."""
         self._domain = f"nod.{service}"
         self._callers = callers
         self._readiness = readiness
+        self._certificates = certificates
+        self._version = version
 
     async def intercept_service(self, continuation, handler_call_details):
         handler = await continuation(handler_call_details)
         method = handler_call_details.method
-        if handler is None or method.startswith(OPEN_METHOD_PREFIXES):
+        if handler is None:
             return handler
+        if method.startswith(OPEN_METHOD_PREFIXES):
+            return _with_initial_metadata(handler, self._version)
         if handler.unary_unary is not None:
             return grpc.unary_unary_rpc_method_handler(
                 self._wrap_unary(method, handler.unary_unary),
@@ -72,9 +92,8 @@ class NodServerInterceptor(grpc.aio.ServerInterceptor):
         context.deadline.set(_deadline_of(call))
         if not self._readiness.ready:
             raise Unavailable("the service is starting; nothing was done", reason="NOT_READY")
-        caller = self._callers.caller_of(metadata.get("authorization", ""))
-        if caller is None:
-            raise Unauthenticated("missing or wrong service token", reason="BAD_SERVICE_TOKEN")
+        certificate = caller_certificate_name(call) if self._certificates else None
+        caller = self._callers.identify(metadata.get("authorization", ""), certificate)
         context.caller.set(caller)
         if not self._callers.may_call(caller, method):
             raise PermissionDenied(
@@ -92,6 +111,7 @@ class NodServerInterceptor(grpc.aio.ServerInterceptor):
             started = time.perf_counter()
             outcome = "OK"
             try:
+                await call.send_initial_metadata(self._version)
                 self._admit(method, call)
                 check_request(request)
                 return await behavior(request, call)
@@ -112,6 +132,7 @@ class NodServerInterceptor(grpc.aio.ServerInterceptor):
             started = time.perf_counter()
             outcome = "OK"
             try:
+                await call.send_initial_metadata(self._version)
                 self._admit(method, call)
                 check_request(request)
                 async for reply in behavior(request, call):
@@ -127,6 +148,38 @@ class NodServerInterceptor(grpc.aio.ServerInterceptor):
                 _log_call(method, outcome, started)
 
         return wrapped
+
+
+def _with_initial_metadata(handler: grpc.RpcMethodHandler, metadata: Metadata):
+    """An open method's handler (health, reflection) that sends `metadata`
+    first and is otherwise untouched."""
+    if handler.unary_unary is not None:
+        make = grpc.unary_unary_rpc_method_handler
+        behavior = handler.unary_unary
+    elif handler.unary_stream is not None:
+        make = grpc.unary_stream_rpc_method_handler
+        behavior = handler.unary_stream
+    elif handler.stream_stream is not None:
+        make = grpc.stream_stream_rpc_method_handler
+        behavior = handler.stream_stream
+    else:
+        return handler
+    if inspect.isasyncgenfunction(behavior):
+
+        async def replies(request, call):
+            await call.send_initial_metadata(metadata)
+            async for reply in behavior(request, call):
+                yield reply
+
+        wrapped: Callable = replies
+    else:  # a coroutine: one reply, or replies written with call.write (health's Watch)
+
+        async def reply(request, call):
+            await call.send_initial_metadata(metadata)
+            return await behavior(request, call)
+
+        wrapped = reply
+    return make(wrapped, handler.request_deserializer, handler.response_serializer)
 
 
 def _deadline_of(call: grpc.aio.ServicerContext) -> float | None:

@@ -24,6 +24,7 @@ from pydantic import SecretStr
 
 from nodkit import context
 from nodkit.client import NodRpcError, call_metadata, open_channel
+from nodkit.tls import Tls
 
 # The smallest deadline worth sending when the caller's is nearly spent.
 MIN_TIMEOUT_S = 0.05
@@ -72,19 +73,25 @@ class Peer:
     def __init__(
         self,
         address: str,
-        token: SecretStr,
+        token: SecretStr | None,
         timeout_s: float,
         services: Sequence[ServiceDescriptor],
         *,
+        name: str | None = None,
+        tls: Tls | None = None,
         within_caller_deadline: bool = True,
     ) -> None:
-        """within_caller_deadline=False for calls that must go out in full
+        """`name` is the service meant (its certificate must carry it under
+        TLS); `token` is None when this service's certificate alone names
+        it. within_caller_deadline=False for calls that must go out in full
         even when the served call's caller has gone (a claim's end)."""
         self.address = address
         self.timeout_s = timeout_s
         self._within_caller_deadline = within_caller_deadline
         self._token = token
-        self._channel = open_channel(address, service_config=retry_reads_config(services))
+        self._channel = open_channel(
+            address, service_config=retry_reads_config(services), tls=tls, peer=name
+        )
 
     def stub(self, stub_class: type) -> Any:
         return stub_class(self._channel)

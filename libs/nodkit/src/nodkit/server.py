@@ -1,6 +1,7 @@
 """The gRPC server under every nod service: the interceptor chain, health and
-reflection, listening with health NOT_SERVING until told otherwise.
-nodkit.service drives it; nothing else creates a server."""
+reflection, listening with health NOT_SERVING until told otherwise, over TLS
+when the settings give a certificate (nodkit.tls). nodkit.service drives it;
+nothing else creates a server."""
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -14,6 +15,7 @@ from grpc_reflection.v1alpha import reflection
 from nodkit.interceptors import NodServerInterceptor, Readiness
 from nodkit.logging import get_logger
 from nodkit.settings import ServiceSettings
+from nodkit.version import version_metadata
 
 log = get_logger("nodkit.server")
 
@@ -62,13 +64,18 @@ async def create_server(
     listen: str,
 ) -> Listening:
     readiness = Readiness()
-    server = grpc.aio.server(
-        interceptors=[
-            NodServerInterceptor(service=name, callers=settings.callers(), readiness=readiness)
-        ],
-        options=SERVER_OPTIONS,
-    )
+    tls = settings.tls()
+    if tls is not None:
+        tls.check_names(name)
     names = [full_name for full_name, _, _ in registrations]
+    interceptor = NodServerInterceptor(
+        service=name,
+        callers=settings.callers(),
+        readiness=readiness,
+        certificates=tls is not None and tls.require_client_cert,
+        version=version_metadata(name, names),
+    )
+    server = grpc.aio.server(interceptors=[interceptor], options=SERVER_OPTIONS)
     for _, add_to_server, servicer in registrations:
         add_to_server(servicer, server)
     health_servicer = health_aio.HealthServicer()
@@ -76,11 +83,20 @@ async def create_server(
     reflection.enable_server_reflection(
         (*names, health.SERVICE_NAME, reflection.SERVICE_NAME), server
     )
-    port = server.add_insecure_port(listen)
+    if tls is None:
+        port = server.add_insecure_port(listen)
+    else:
+        port = server.add_secure_port(listen, tls.server_credentials())
     if port == 0:
         raise RuntimeError(f"could not listen on {listen}")
     listening = Listening(server, port, health_servicer, readiness, names)
     await listening.set_serving(False)
     await server.start()
-    log.info("server.listening", service=name, address=listen, port=port)
+    log.info(
+        "server.listening",
+        service=name,
+        address=listen,
+        port=port,
+        tls="mutual" if tls and tls.require_client_cert else "server" if tls else "off",
+    )
     return listening

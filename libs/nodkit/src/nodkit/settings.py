@@ -4,8 +4,8 @@ Each service subclasses ServiceSettings once (settings.py) with its own
 prefix, NOD_<SERVICE>_ (so one shared environment, as under `make run`, can't
 hand one service's lease ttl to another), builds it once in __main__ and
 passes it down; nothing else reads os.environ. The shared settings below keep
-their DESIGN.md names (NOD_DATABASE_URL, NOD_SERVICE_TOKEN, ...). Code and
-tests may also pass any setting by its field name.
+their DESIGN.md names (NOD_DATABASE_URL, NOD_SERVICE_TOKEN, NOD_TLS_CERT_FILE,
+...). Code and tests may also pass any setting by its field name.
 """
 
 import socket
@@ -15,6 +15,7 @@ from pydantic import AliasChoices, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from nodkit.callers import Callers, parse_service_tokens
+from nodkit.tls import Tls
 
 
 def shared(name: str) -> AliasChoices:
@@ -25,8 +26,9 @@ def shared(name: str) -> AliasChoices:
 class ServiceSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="NOD_", extra="ignore", validate_by_name=True)
 
-    # Where this service listens (NOD_<SERVICE>_LISTEN); each service sets its port.
-    listen: str = "0.0.0.0:0"
+    # Where this service listens (NOD_<SERVICE>_LISTEN); each service sets its
+    # port. Loopback unless told otherwise: a pod's manifest sets 0.0.0.0.
+    listen: str = "127.0.0.1:0"
     database_url: str = Field(
         "postgresql+psycopg://postgres@127.0.0.1:5432/nod", validation_alias=shared("database_url")
     )
@@ -34,6 +36,18 @@ class ServiceSettings(BaseSettings):
     # every method; each service's own token only what nodkit.callers allows it.
     service_token: SecretStr | None = Field(None, validation_alias=shared("service_token"))
     service_tokens: SecretStr | None = Field(None, validation_alias=shared("service_tokens"))
+    # TLS on every gRPC hop this service serves or makes (nodkit.tls): its own
+    # certificate and key (subject CN and a DNS name: the service's name) and
+    # the CA that issued every service's. All three, or none for plaintext.
+    tls_cert_file: str | None = Field(None, validation_alias=shared("tls_cert_file"))
+    tls_key_file: str | None = Field(None, validation_alias=shared("tls_key_file"))
+    tls_ca_file: str | None = Field(None, validation_alias=shared("tls_ca_file"))
+    # Mutual TLS: a caller without a certificate from the CA is refused at the
+    # handshake, and the certificate's CN names the calling service.
+    tls_require_client_cert: bool = Field(False, validation_alias=shared("tls_require_client_cert"))
+    # Whether a bearer token is still taken. False (mutual TLS only): the
+    # certificate alone names the caller and tokens are not looked at.
+    tls_accept_tokens: bool = Field(True, validation_alias=shared("tls_accept_tokens"))
     # Stable across restarts of the same instance: "its own records" (G12).
     instance_id: str = Field(
         default_factory=socket.gethostname,
@@ -60,19 +74,51 @@ class ServiceSettings(BaseSettings):
     health_probe_s: float = Field(2.0, gt=0, validation_alias=shared("health_probe_s"))
 
     @model_validator(mode="after")
+    def _tls_is_whole(self) -> Self:
+        files = (self.tls_cert_file, self.tls_key_file, self.tls_ca_file)
+        if any(files) and not all(files):
+            raise ValueError("set NOD_TLS_CERT_FILE, NOD_TLS_KEY_FILE and NOD_TLS_CA_FILE together")
+        if self.tls_require_client_cert and not all(files):
+            raise ValueError("NOD_TLS_REQUIRE_CLIENT_CERT needs the NOD_TLS_*_FILE settings")
+        if not self.tls_accept_tokens and not self.tls_require_client_cert:
+            raise ValueError(
+                "NOD_TLS_ACCEPT_TOKENS=false needs NOD_TLS_REQUIRE_CLIENT_CERT=true:"
+                " without either, no caller could be told apart"
+            )
+        return self
+
+    @model_validator(mode="after")
     def _has_a_credential(self) -> Self:
         self.callers()
         return self
 
     def callers(self) -> Callers:
         tokens = self.service_tokens.get_secret_value() if self.service_tokens else ""
-        return Callers(everything=self.service_token, services=parse_service_tokens(tokens))
+        return Callers(
+            everything=self.service_token,
+            services=parse_service_tokens(tokens),
+            accept_tokens=self.tls_accept_tokens,
+            certificates=self.tls_require_client_cert,
+        )
 
-    def own_token(self, service: str) -> SecretStr:
+    def own_token(self, service: str) -> SecretStr | None:
         """What this service presents when it calls another: its own token
-        from NOD_SERVICE_TOKENS, else the single NOD_SERVICE_TOKEN."""
+        from NOD_SERVICE_TOKENS, else the single NOD_SERVICE_TOKEN; none when
+        its certificate alone names it (mutual TLS without tokens)."""
         tokens = self.service_tokens.get_secret_value() if self.service_tokens else ""
         own = parse_service_tokens(tokens).get(service) or self.service_token
-        if own is None:
+        if own is None and not self.tls_require_client_cert:
             raise ValueError(f"no token for {service}: set NOD_SERVICE_TOKENS or NOD_SERVICE_TOKEN")
         return own
+
+    def tls(self) -> Tls | None:
+        """This service's TLS material, read from its files (at start, by
+        the server and each peer's channel); None for plaintext."""
+        if not (self.tls_cert_file and self.tls_key_file and self.tls_ca_file):
+            return None
+        return Tls.from_files(
+            self.tls_cert_file,
+            self.tls_key_file,
+            self.tls_ca_file,
+            require_client_cert=self.tls_require_client_cert,
+        )

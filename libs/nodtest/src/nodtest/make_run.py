@@ -9,9 +9,11 @@ import subprocess
 import sys
 import threading
 
+import grpc
 from pydantic import SecretStr
 
-from nodkit.client import call_metadata
+from nodkit.client import call_metadata, open_channel
+from nodkit.tls import Tls
 from nodtest.processes import free_port
 
 SERVICES = ("claims", "approvals", "payments", "browser", "tasks", "gateway")
@@ -122,3 +124,15 @@ class MakeRun:
     def meta(self, person: str = "ada"):
         token = (self.var / "service-token").read_text().strip()
         return call_metadata(SecretStr(token), person)
+
+    def channel(self, name: str) -> grpc.aio.Channel:
+        """A channel to service `name`; under NOD_RUN_TLS, over mutual TLS
+        presenting the gateway's certificate (the person's calls come
+        through the gateway, so it may make them)."""
+        tls = None
+        if self.env.get("NOD_RUN_TLS"):
+            files = self.var / "tls"
+            tls = Tls.from_files(
+                str(files / "gateway.pem"), str(files / "gateway-key.pem"), str(files / "ca.pem")
+            )
+        return open_channel(self.addresses[name], tls=tls, peer=name)

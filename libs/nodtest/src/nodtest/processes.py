@@ -11,6 +11,7 @@ import subprocess
 import sys
 
 from nodkit.client import wait_until_serving
+from nodkit.tls import Tls
 
 
 def free_port() -> int:
@@ -64,7 +65,8 @@ class ServiceProcess:
 class Peer:
     """Another service a suite depends on, run as its own process (as
     deployed): migrated, listening on a free port, SERVING. Its log is a file
-    the tests can read (what a log contains, and never contains)."""
+    the tests can read (what a log contains, and never contains). With
+    NOD_TLS_* in its environment it serves over TLS, and is waited for so."""
 
     def __init__(self, name: str, env: dict[str, str], log_path: pathlib.Path) -> None:
         self.name = name
@@ -76,8 +78,17 @@ class Peer:
     async def start(self) -> "Peer":
         await asyncio.to_thread(run_migrate, self.process.module, self.process.env)
         self.process.start()
-        await wait_until_serving(self.address)
+        await wait_until_serving(self.address, tls=self.tls(), peer=self.name)
         return self
+
+    def tls(self) -> Tls | None:
+        """Its own certificate, which health (open to any caller) accepts."""
+        env = self.process.env
+        if not env.get("NOD_TLS_CERT_FILE"):
+            return None
+        return Tls.from_files(
+            env["NOD_TLS_CERT_FILE"], env["NOD_TLS_KEY_FILE"], env["NOD_TLS_CA_FILE"]
+        )
 
     def log_text(self) -> str:
         return self.process.log_text()

@@ -10,7 +10,7 @@ from nodkit.settings import ServiceSettings, shared
 class ApprovalsSettings(ServiceSettings):
     model_config = SettingsConfigDict(env_prefix="NOD_APPROVALS_")
 
-    listen: str = "0.0.0.0:50052"
+    listen: str = "127.0.0.1:50052"
     # Seals account credentials at rest.
     vault_key: SecretStr = Field(validation_alias=shared("vault_key"))
     # This instance renews its lease every lease_ttl_s / 3; past the ttl, its

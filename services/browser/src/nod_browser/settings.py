@@ -7,7 +7,7 @@ from nodkit.settings import ServiceSettings, shared
 class BrowserSettings(ServiceSettings):
     model_config = SettingsConfigDict(env_prefix="NOD_BROWSER_")
 
-    listen: str = "0.0.0.0:50054"
+    listen: str = "127.0.0.1:50054"
     claims_addr: str = Field("127.0.0.1:50051", validation_alias=shared("claims_addr"))
     # Empty: Debian's chromium found on PATH.
     chromium: str = ""

@@ -28,6 +28,7 @@ async def build(settings: BrowserSettings, *, chromium: Chromium | None = None) 
         settings.own_token("browser"),
         settings.instance_id,
         settings.claims_timeout_s,
+        tls=settings.tls(),
     )
     sessions = Sessions(settings.max_sessions)
     ends = ClaimEnds(claims, settings.end_retry_first_s, settings.end_retry_max_s)

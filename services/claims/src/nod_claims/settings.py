@@ -7,7 +7,7 @@ from nodkit.settings import ServiceSettings, shared
 class ClaimsSettings(ServiceSettings):
     model_config = SettingsConfigDict(env_prefix="NOD_CLAIMS_")
 
-    listen: str = "0.0.0.0:50051"
+    listen: str = "127.0.0.1:50051"
     vault_key: SecretStr = Field(validation_alias=shared("vault_key"))
     # A runner renews its lease well inside this; past it, its RUNNING claims
     # are swept to UNCERTAIN.

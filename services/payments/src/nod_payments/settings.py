@@ -7,7 +7,7 @@ from nodkit.settings import ServiceSettings, shared
 class PaymentsSettings(ServiceSettings):
     model_config = SettingsConfigDict(env_prefix="NOD_PAYMENTS_")
 
-    listen: str = "0.0.0.0:50053"
+    listen: str = "127.0.0.1:50053"
     # Where the claims service answers (the name every caller of it shares):
     # the claim a card entry's end names is checked there.
     claims_addr: str = Field("127.0.0.1:50051", validation_alias=shared("claims_addr"))

@@ -30,7 +30,10 @@ async def build(settings: PaymentsSettings) -> Service:
     lease = OwnLease(engine, INSTANCE_LEASES, settings.instance_id, settings.lease_ttl_s)
     notices = Notices(settings, CHANGE_NOTICES)
     claims = ClaimsClient(
-        settings.claims_addr, settings.own_token("payments"), settings.claims_timeout_s
+        settings.claims_addr,
+        settings.own_token("payments"),
+        settings.claims_timeout_s,
+        tls=settings.tls(),
     )
     servicer = PaymentsServicer(
         creation=Creation(engine, confirmation_ttl_s=settings.confirmation_ttl_s),

@@ -7,7 +7,7 @@ from nodkit.settings import ServiceSettings, shared
 class TasksSettings(ServiceSettings):
     model_config = SettingsConfigDict(env_prefix="NOD_TASKS_")
 
-    listen: str = "0.0.0.0:50055"
+    listen: str = "127.0.0.1:50055"
     claims_addr: str = Field("127.0.0.1:50051", validation_alias=shared("claims_addr"))
     approvals_addr: str = Field("127.0.0.1:50052", validation_alias=shared("approvals_addr"))
     payments_addr: str = Field("127.0.0.1:50053", validation_alias=shared("payments_addr"))

@@ -51,12 +51,12 @@ def model_provider(settings: TasksSettings) -> ModelProvider:
 
 
 def peers_of(settings: TasksSettings) -> Peers:
-    token, timeout = settings.own_token("tasks"), settings.peer_timeout_s
+    token, timeout, tls = settings.own_token("tasks"), settings.peer_timeout_s, settings.tls()
     return Peers(
-        claims=ClaimsPeer(settings.claims_addr, token, timeout),
-        approvals=ApprovalsPeer(settings.approvals_addr, token, timeout),
-        payments=PaymentsPeer(settings.payments_addr, token, timeout),
-        browser=BrowserPeer(settings.browser_addr, token, timeout),
+        claims=ClaimsPeer(settings.claims_addr, token, timeout, tls=tls),
+        approvals=ApprovalsPeer(settings.approvals_addr, token, timeout, tls=tls),
+        payments=PaymentsPeer(settings.payments_addr, token, timeout, tls=tls),
+        browser=BrowserPeer(settings.browser_addr, token, timeout, tls=tls),
     )
 
 

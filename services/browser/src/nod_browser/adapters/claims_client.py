@@ -10,13 +10,22 @@ from nod.claims.v1 import claims_pb2_grpc
 from nod_browser.domain.entry import EntryKind, EntryRequest
 from nodkit.enums import ProtoEnum
 from nodkit.peers import Peer
+from nodkit.tls import Tls
 
 # The kinds are the claims contract's; this is the one table, derived by name.
 KINDS = ProtoEnum(pb.EntryKind, EntryKind)
 
 
 class ClaimsClient:
-    def __init__(self, address: str, token: SecretStr, holder: str, timeout_s: float) -> None:
+    def __init__(
+        self,
+        address: str,
+        token: SecretStr | None,
+        holder: str,
+        timeout_s: float,
+        *,
+        tls: Tls | None = None,
+    ) -> None:
         self.holder = holder
         # A claim's end goes out in full even when EnterPrivate's caller has gone.
         self._peer = Peer(
@@ -24,6 +33,8 @@ class ClaimsClient:
             token,
             timeout_s,
             [pb.DESCRIPTOR.services_by_name["ClaimsService"]],
+            name="claims",
+            tls=tls,
             within_caller_deadline=False,
         )
         self._stub = self._peer.stub(claims_pb2_grpc.ClaimsServiceStub)

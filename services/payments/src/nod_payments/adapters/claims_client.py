@@ -15,6 +15,7 @@ from nodkit.enums import ProtoEnum
 from nodkit.errors import InvalidArgument, Unavailable
 from nodkit.logging import get_logger
 from nodkit.peers import Peer
+from nodkit.tls import Tls
 
 log = get_logger("nod_payments.claims_client")
 STATES = ProtoEnum(pb.ClaimState, ClaimState)
@@ -28,10 +29,11 @@ def _state(number: int) -> ClaimState | None:
 
 
 class ClaimsClient:
-    def __init__(self, address: str, token: SecretStr, timeout_s: float) -> None:
-        self._peer = Peer(
-            address, token, timeout_s, [pb.DESCRIPTOR.services_by_name["ClaimsService"]]
-        )
+    def __init__(
+        self, address: str, token: SecretStr | None, timeout_s: float, *, tls: Tls | None = None
+    ) -> None:
+        services = [pb.DESCRIPTOR.services_by_name["ClaimsService"]]
+        self._peer = Peer(address, token, timeout_s, services, name="claims", tls=tls)
         self._stub = self._peer.stub(claims_pb2_grpc.ClaimsServiceStub)
 
     async def get_claim(self, owner: str, claim_id: str) -> CardClaim | None:

@@ -10,6 +10,7 @@ from nod_tasks.adapters.enums import to_domain
 from nod_tasks.domain.model import AppAccount
 from nod_tasks.domain.outside import Approval, ApprovalState, ExecutionState, Proposal
 from nodkit.peers import Peer
+from nodkit.tls import Tls
 
 SERVICES = [pb.DESCRIPTOR.services_by_name["ApprovalsService"]]
 
@@ -31,8 +32,10 @@ def approval_of(message: pb.Approval) -> Approval:
 
 
 class ApprovalsPeer:
-    def __init__(self, address: str, token: SecretStr, timeout_s: float) -> None:
-        self._peer = Peer(address, token, timeout_s, SERVICES)
+    def __init__(
+        self, address: str, token: SecretStr | None, timeout_s: float, *, tls: Tls | None = None
+    ) -> None:
+        self._peer = Peer(address, token, timeout_s, SERVICES, name="approvals", tls=tls)
         self._stub = self._peer.stub(approvals_pb2_grpc.ApprovalsServiceStub)
 
     async def connected_accounts(self, owner: str) -> list[AppAccount]:

@@ -11,6 +11,7 @@ from nod_tasks.adapters.enums import to_proto
 from nod_tasks.domain.outside import Claim, Entry
 from nod_tasks.domain.pages import Notice, Page, PageControl, PageField
 from nodkit.peers import Peer
+from nodkit.tls import Tls
 
 SERVICES = [pb.DESCRIPTOR.services_by_name["BrowserService"]]
 
@@ -33,8 +34,10 @@ def page_of(page: pb.Page) -> Page:
 
 
 class BrowserPeer:
-    def __init__(self, address: str, token: SecretStr, timeout_s: float) -> None:
-        self._peer = Peer(address, token, timeout_s, SERVICES)
+    def __init__(
+        self, address: str, token: SecretStr | None, timeout_s: float, *, tls: Tls | None = None
+    ) -> None:
+        self._peer = Peer(address, token, timeout_s, SERVICES, name="browser", tls=tls)
         self._stub = self._peer.stub(browser_pb2_grpc.BrowserServiceStub)
 
     async def open_session(self, owner: str, task_id: str) -> str:

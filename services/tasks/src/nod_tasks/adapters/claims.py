@@ -11,6 +11,7 @@ from nod_tasks.domain.checks import Check
 from nod_tasks.domain.model import SavedCard, SavedLogin
 from nod_tasks.domain.outside import Claim, ClaimState, Entry
 from nodkit.peers import Peer
+from nodkit.tls import Tls
 
 SERVICES = [pb.DESCRIPTOR.services_by_name[name] for name in ("ClaimsService", "VaultService")]
 
@@ -21,8 +22,10 @@ def claim_of(message: pb.Claim) -> Claim:
 
 
 class ClaimsPeer:
-    def __init__(self, address: str, token: SecretStr, timeout_s: float) -> None:
-        self._peer = Peer(address, token, timeout_s, SERVICES)
+    def __init__(
+        self, address: str, token: SecretStr | None, timeout_s: float, *, tls: Tls | None = None
+    ) -> None:
+        self._peer = Peer(address, token, timeout_s, SERVICES, name="claims", tls=tls)
         self._claims = self._peer.stub(claims_pb2_grpc.ClaimsServiceStub)
         self._vault = self._peer.stub(claims_pb2_grpc.VaultServiceStub)
 

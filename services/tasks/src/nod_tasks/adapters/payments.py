@@ -9,6 +9,7 @@ from nod_tasks.adapters.enums import to_domain, to_proto
 from nod_tasks.domain.checks import PaymentOutcome
 from nod_tasks.domain.outside import Payment, PaymentRequest, PaymentState
 from nodkit.peers import Peer
+from nodkit.tls import Tls
 
 SERVICES = [pb.DESCRIPTOR.services_by_name["PaymentsService"]]
 # The longest reason the payments service keeps.
@@ -31,8 +32,10 @@ def payment_of(message: pb.Payment) -> Payment:
 
 
 class PaymentsPeer:
-    def __init__(self, address: str, token: SecretStr, timeout_s: float) -> None:
-        self._peer = Peer(address, token, timeout_s, SERVICES)
+    def __init__(
+        self, address: str, token: SecretStr | None, timeout_s: float, *, tls: Tls | None = None
+    ) -> None:
+        self._peer = Peer(address, token, timeout_s, SERVICES, name="payments", tls=tls)
         self._stub = self._peer.stub(payments_pb2_grpc.PaymentsServiceStub)
 
     async def create(self, owner: str, payment: PaymentRequest) -> Payment:
