@@ -208,4 +208,5 @@ async def test_a_yes_the_task_never_used_is_cancelled_when_it_ends(
     assert done.state == pb.TASK_STATE_DONE
     cancelled = await payment_becomes(demo_person, asked.wait.id, payments.PAYMENT_STATE_CANCELLED)
     assert cancelled.outcome == payments.PAYMENT_OUTCOME_UNSPECIFIED
+    assert cancelled.reason == "the task ended"
     assert shop_count(shop_site, "checkout") == 0

@@ -109,7 +109,9 @@ class PaymentsServicer(payments_pb2_grpc.PaymentsServiceServicer):
         return pb.ListPaymentEventsResponse(events=[event_to_pb(row) for row in rows])
 
     async def CancelForTask(self, request, context) -> pb.CancelForTaskResponse:
-        result = await self._payments.cancel_for_task(current_user(), request.task_id)
+        result = await self._payments.cancel_for_task(
+            current_user(), request.task_id, request.reason
+        )
         return pb.CancelForTaskResponse(
             cancelled=[payment_to_pb(r) for r in result.cancelled],
             left_running=[payment_to_pb(r) for r in result.left_running],

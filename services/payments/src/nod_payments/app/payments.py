@@ -6,6 +6,7 @@ from dataclasses import dataclass
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from nod_payments.domain.card_entry import cancel_reason
 from nod_payments.domain.payments import PaymentRecord, PaymentState
 from nod_payments.domain.refusals import existing
 from nod_payments.store import payments as store
@@ -52,10 +53,13 @@ class Payments:
         async with self._engine.connect() as conn:
             return await store.list_events(conn, record.id)
 
-    async def cancel_for_task(self, owner: str, task_id: str) -> Cancellation:
+    async def cancel_for_task(self, owner: str, task_id: str, reason: str = "") -> Cancellation:
+        """What the task left waiting (awaiting a yes, or a yes nobody used)
+        is cancelled, with why; a card entry under way is left to finish."""
         task_id = validation.printable_id("task_id", task_id)
+        reason = cancel_reason(reason)
         async with self._engine.begin() as conn:
-            cancelled = await transitions.cancel_for_task(conn, owner, task_id)
+            cancelled = await transitions.cancel_for_task(conn, owner, task_id, reason)
             running = await store.running_for_task(conn, owner, task_id)
         log.info("payments.cancelled_for_task", task_id=task_id, cancelled=len(cancelled))
         return Cancellation(cancelled, running)

@@ -59,6 +59,13 @@ def check_card_claim(
         )
 
 
+def cancel_reason(text: str) -> str:
+    """Why a task's payments were cancelled, stored as uncertain_reason does."""
+    if "\x00" in text:
+        raise InvalidArgument("reason", "must not contain NUL characters")
+    return mask_card_numbers(text.strip())[:MAX_REASON].strip() or "the task ended"
+
+
 def uncertain_reason(text: str) -> str:
     """An UNCERTAIN report is never lost for its wording: a card number in it
     is masked (before it is cut to length, so no cut can leave a part of one

@@ -149,7 +149,9 @@ async def record_outcome(
     )
 
 
-async def cancel_for_task(conn: AsyncConnection, owner: str, task_id: str) -> list[PaymentRecord]:
+async def cancel_for_task(
+    conn: AsyncConnection, owner: str, task_id: str, reason: str
+) -> list[PaymentRecord]:
     """Awaiting first, then confirmed: a yes that lands between the two
     statements is still caught by the second."""
     cancelled = []
@@ -161,7 +163,7 @@ async def cancel_for_task(conn: AsyncConnection, owner: str, task_id: str) -> li
             from_state=state,
             to_state=S.CANCELLED,
             actor=owner,
-            reason="the task was stopped",
+            reason=reason,
         )
     return cancelled
 

@@ -79,10 +79,9 @@ class PaymentsPeer:
         )
         await self._peer.call(self._stub.RecordOutcome, request, owner)
 
-    async def cancel_for_task(self, owner: str, task_id: str) -> None:
-        await self._peer.call(
-            self._stub.CancelForTask, pb.CancelForTaskRequest(task_id=task_id), owner
-        )
+    async def cancel_for_task(self, owner: str, task_id: str, reason: str) -> None:
+        request = pb.CancelForTaskRequest(task_id=task_id, reason=reason)
+        await self._peer.call(self._stub.CancelForTask, request, owner)
 
     async def close(self) -> None:
         await self._peer.close()

@@ -34,7 +34,8 @@ from nodkit.client import NodRpcError
 from nodkit.logging import get_logger
 
 log = get_logger("nod_tasks.endings")
-CANCELLED = "the task ended"
+ENDED = "the task ended"
+STOPPED = "the task was stopped"
 CUT_OFF = "the card entry was cut off before its end was recorded"
 
 
@@ -103,9 +104,10 @@ class Endings:
 
     def _parts(self, task: TaskRecord) -> list[tuple[str, "asyncio.Future[None]"]]:
         peers, owner = self._peers, task.owner
+        why = STOPPED if task.state == TaskState.STOPPED else ENDED
         parts = [
-            ("approvals", peers.approvals.cancel_for_task(owner, task.id, CANCELLED)),
-            ("payments", peers.payments.cancel_for_task(owner, task.id)),
+            ("approvals", peers.approvals.cancel_for_task(owner, task.id, why)),
+            ("payments", peers.payments.cancel_for_task(owner, task.id, why)),
             ("claims", peers.claims.discard_private_entries(owner, task.id)),
         ]
         if task.state == TaskState.STOPPED and task.session_id:
