@@ -69,7 +69,10 @@ ALLOWED_CALLERS: Mapping[str, frozenset[str]] = {
     ),
     # The browser is driven by tasks; the UI may list and close sessions.
     **_methods(
-        _BROWSER, "OpenSession Navigate ReadPage Click TypeText EnterPrivate CloseSession", [TASKS]
+        _BROWSER,
+        "OpenSession Navigate ReadPage Click TypeText SelectOption SetChecked PressKey Scroll"
+        " GoBack SwitchPage EnterPrivate CloseSession",
+        [TASKS],
     ),
     **_methods(_BROWSER, "CloseTaskSessions ListSessions", [TASKS, GATEWAY]),
     # Tasks are the person's, through the UI.

@@ -54,6 +54,45 @@ class Session(_message.Message):
 Global___Session: _TypeAlias = Session  # noqa: Y015
 
 @_typing.final
+class Frame(_message.Message):
+    """A frame of the page: the page itself ("f0"), an iframe (same- or
+    cross-origin, e.g. a payment provider's hosted card fields), nested ones.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    FRAME_ID_FIELD_NUMBER: _builtins.int
+    URL_FIELD_NUMBER: _builtins.int
+    ORIGIN_FIELD_NUMBER: _builtins.int
+    PARENT_FRAME_ID_FIELD_NUMBER: _builtins.int
+    TITLE_FIELD_NUMBER: _builtins.int
+    frame_id: _builtins.str
+    """"f0" is the page's main frame."""
+    url: _builtins.str
+    origin: _builtins.str
+    """scheme://host:port of its document."""
+    parent_frame_id: _builtins.str
+    """The frame it is embedded in; empty for the main frame."""
+    title: _builtins.str
+    """The iframe element's title or name, which often says what it holds."""
+    def __init__(
+        self,
+        *,
+        frame_id: _builtins.str = ...,
+        url: _builtins.str = ...,
+        origin: _builtins.str = ...,
+        parent_frame_id: _builtins.str = ...,
+        title: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["frame_id", b"frame_id", "origin", b"origin", "parent_frame_id", b"parent_frame_id", "title", b"title", "url", b"url"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Frame: _TypeAlias = Frame  # noqa: Y015
+
+@_typing.final
 class Field(_message.Message):
     """A form field. Private fields (passwords, card fields, one-time codes and
     anything EnterPrivate filled) never carry their value: `masked` is set and
@@ -72,8 +111,21 @@ class Field(_message.Message):
     FILLED_FIELD_NUMBER: _builtins.int
     FORM_REF_FIELD_NUMBER: _builtins.int
     AUTOCOMPLETE_FIELD_NUMBER: _builtins.int
+    FRAME_ID_FIELD_NUMBER: _builtins.int
+    IN_SHADOW_ROOT_FIELD_NUMBER: _builtins.int
+    PRIVATE_KIND_FIELD_NUMBER: _builtins.int
+    INVALID_FIELD_NUMBER: _builtins.int
+    REQUIRED_FIELD_NUMBER: _builtins.int
+    CHECKED_FIELD_NUMBER: _builtins.int
+    OPTIONS_FIELD_NUMBER: _builtins.int
+    BOXES_FIELD_NUMBER: _builtins.int
+    DISABLED_FIELD_NUMBER: _builtins.int
     ref: _builtins.str
-    """Stable while the page is unchanged; usable as a target."""
+    """Stable while the page is unchanged; usable as a target. It names its
+    frame: "e12" in the main frame, "f2.e7" in frame f2. A one-time code
+    split over several one-character boxes is one field ("code_boxes"),
+    whose ref EnterPrivate fills with the whole code.
+    """
     name: _builtins.str
     type: _builtins.str
     label: _builtins.str
@@ -84,6 +136,27 @@ class Field(_message.Message):
     form_ref: _builtins.str
     """The ref of the form it belongs to, empty when outside any form."""
     autocomplete: _builtins.str
+    frame_id: _builtins.str
+    """The frame it is in ("f0": the page itself)."""
+    in_shadow_root: _builtins.bool
+    """It sits inside an open shadow root (a web component)."""
+    private_kind: _builtins.str
+    """What kind of private value it takes, if any: "password", "card_number",
+    "card_expiry", "card_security_code", "one_time_code", "entered"
+    (anything EnterPrivate filled).
+    """
+    invalid: _builtins.bool
+    """The page marks it invalid (aria-invalid, or the constraint API)."""
+    required: _builtins.bool
+    checked: _builtins.bool
+    """Checkboxes, radios, switches: whether it is checked."""
+    boxes: _builtins.int
+    """code_boxes: how many boxes the code is split over."""
+    disabled: _builtins.bool
+    @_builtins.property
+    def options(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Selects, comboboxes, radio groups: the choices (bounded)."""
+
     def __init__(
         self,
         *,
@@ -97,10 +170,19 @@ class Field(_message.Message):
         filled: _builtins.bool = ...,
         form_ref: _builtins.str = ...,
         autocomplete: _builtins.str = ...,
+        frame_id: _builtins.str = ...,
+        in_shadow_root: _builtins.bool = ...,
+        private_kind: _builtins.str = ...,
+        invalid: _builtins.bool = ...,
+        required: _builtins.bool = ...,
+        checked: _builtins.bool = ...,
+        options: _abc.Iterable[_builtins.str] | None = ...,
+        boxes: _builtins.int = ...,
+        disabled: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["autocomplete", b"autocomplete", "filled", b"filled", "form_ref", b"form_ref", "label", b"label", "masked", b"masked", "name", b"name", "placeholder", b"placeholder", "ref", b"ref", "type", b"type", "value", b"value"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["autocomplete", b"autocomplete", "boxes", b"boxes", "checked", b"checked", "disabled", b"disabled", "filled", b"filled", "form_ref", b"form_ref", "frame_id", b"frame_id", "in_shadow_root", b"in_shadow_root", "invalid", b"invalid", "label", b"label", "masked", b"masked", "name", b"name", "options", b"options", "placeholder", b"placeholder", "private_kind", b"private_kind", "ref", b"ref", "required", b"required", "type", b"type", "value", b"value"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -108,7 +190,7 @@ Global___Field: _TypeAlias = Field  # noqa: Y015
 
 @_typing.final
 class Control(_message.Message):
-    """A button or link a model can name."""
+    """A button, link or other ARIA widget a model can name."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -117,13 +199,30 @@ class Control(_message.Message):
     TEXT_FIELD_NUMBER: _builtins.int
     HREF_FIELD_NUMBER: _builtins.int
     FORM_REF_FIELD_NUMBER: _builtins.int
+    FRAME_ID_FIELD_NUMBER: _builtins.int
+    IN_SHADOW_ROOT_FIELD_NUMBER: _builtins.int
+    DISABLED_FIELD_NUMBER: _builtins.int
+    PRESSED_FIELD_NUMBER: _builtins.int
+    SELECTED_FIELD_NUMBER: _builtins.int
+    EXPANDED_FIELD_NUMBER: _builtins.int
     ref: _builtins.str
     kind: _builtins.str
-    """"button", "submit" or "link"."""
+    """"button", "submit", "link", "tab", "menuitem", "checkbox", "switch",
+    "option": its role as the page declares or implies it.
+    """
     text: _builtins.str
     href: _builtins.str
     """Links: the address it points to."""
     form_ref: _builtins.str
+    frame_id: _builtins.str
+    in_shadow_root: _builtins.bool
+    disabled: _builtins.bool
+    pressed: _builtins.str
+    """aria-pressed / -selected / -expanded / -checked, when the page sets one:
+    "true", "false" or "mixed"; empty when it says nothing.
+    """
+    selected: _builtins.str
+    expanded: _builtins.str
     def __init__(
         self,
         *,
@@ -132,14 +231,58 @@ class Control(_message.Message):
         text: _builtins.str = ...,
         href: _builtins.str = ...,
         form_ref: _builtins.str = ...,
+        frame_id: _builtins.str = ...,
+        in_shadow_root: _builtins.bool = ...,
+        disabled: _builtins.bool = ...,
+        pressed: _builtins.str = ...,
+        selected: _builtins.str = ...,
+        expanded: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["form_ref", b"form_ref", "href", b"href", "kind", b"kind", "ref", b"ref", "text", b"text"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["disabled", b"disabled", "expanded", b"expanded", "form_ref", b"form_ref", "frame_id", b"frame_id", "href", b"href", "in_shadow_root", b"in_shadow_root", "kind", b"kind", "pressed", b"pressed", "ref", b"ref", "selected", b"selected", "text", b"text"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___Control: _TypeAlias = Control  # noqa: Y015
+
+@_typing.final
+class OpenPage(_message.Message):
+    """Another page (tab, popup) the site opened in the session, e.g. a bank's
+    3-D Secure confirmation.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PAGE_ID_FIELD_NUMBER: _builtins.int
+    URL_FIELD_NUMBER: _builtins.int
+    TITLE_FIELD_NUMBER: _builtins.int
+    CURRENT_FIELD_NUMBER: _builtins.int
+    OPENER_PAGE_ID_FIELD_NUMBER: _builtins.int
+    page_id: _builtins.str
+    """"p0" is the session's first page."""
+    url: _builtins.str
+    title: _builtins.str
+    current: _builtins.bool
+    """The one reads and actions go to."""
+    opener_page_id: _builtins.str
+    """The page that opened it; empty for the first."""
+    def __init__(
+        self,
+        *,
+        page_id: _builtins.str = ...,
+        url: _builtins.str = ...,
+        title: _builtins.str = ...,
+        current: _builtins.bool = ...,
+        opener_page_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["current", b"current", "opener_page_id", b"opener_page_id", "page_id", b"page_id", "title", b"title", "url", b"url"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___OpenPage: _TypeAlias = OpenPage  # noqa: Y015
 
 @_typing.final
 class Form(_message.Message):
@@ -211,6 +354,11 @@ class Page(_message.Message):
     LOGIN_FORM_PRESENT_FIELD_NUMBER: _builtins.int
     CODE_FORM_PRESENT_FIELD_NUMBER: _builtins.int
     PAYMENT_FORM_PRESENT_FIELD_NUMBER: _builtins.int
+    FRAMES_FIELD_NUMBER: _builtins.int
+    HEADINGS_FIELD_NUMBER: _builtins.int
+    PAGES_FIELD_NUMBER: _builtins.int
+    SIGN_OUT_PRESENT_FIELD_NUMBER: _builtins.int
+    OVERLAY_PRESENT_FIELD_NUMBER: _builtins.int
     url: _builtins.str
     title: _builtins.str
     text: _builtins.str
@@ -224,6 +372,10 @@ class Page(_message.Message):
     """A visible one-time-code field."""
     payment_form_present: _builtins.bool
     """A visible card field."""
+    sign_out_present: _builtins.bool
+    """A control that signs out is shown (a sign-in that worked, usually)."""
+    overlay_present: _builtins.bool
+    """Something covers the page's content (a cookie banner, a modal dialog)."""
     @_builtins.property
     def forms(self) -> _containers.RepeatedCompositeFieldContainer[Global___Form]: ...
     @_builtins.property
@@ -232,6 +384,18 @@ class Page(_message.Message):
     def controls(self) -> _containers.RepeatedCompositeFieldContainer[Global___Control]: ...
     @_builtins.property
     def notices(self) -> _containers.RepeatedCompositeFieldContainer[Global___Notice]: ...
+    @_builtins.property
+    def frames(self) -> _containers.RepeatedCompositeFieldContainer[Global___Frame]:
+        """Every frame read (the main frame first)."""
+
+    @_builtins.property
+    def headings(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The page's headings (h1-h3 and role=heading), in order, bounded."""
+
+    @_builtins.property
+    def pages(self) -> _containers.RepeatedCompositeFieldContainer[Global___OpenPage]:
+        """The pages the session has open; reads and actions go to the current one."""
+
     def __init__(
         self,
         *,
@@ -246,10 +410,15 @@ class Page(_message.Message):
         login_form_present: _builtins.bool = ...,
         code_form_present: _builtins.bool = ...,
         payment_form_present: _builtins.bool = ...,
+        frames: _abc.Iterable[Global___Frame] | None = ...,
+        headings: _abc.Iterable[_builtins.str] | None = ...,
+        pages: _abc.Iterable[Global___OpenPage] | None = ...,
+        sign_out_present: _builtins.bool = ...,
+        overlay_present: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["code_form_present", b"code_form_present", "controls", b"controls", "fields", b"fields", "forms", b"forms", "login_form_present", b"login_form_present", "notices", b"notices", "payment_form_present", b"payment_form_present", "text", b"text", "text_truncated", b"text_truncated", "title", b"title", "url", b"url"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["code_form_present", b"code_form_present", "controls", b"controls", "fields", b"fields", "forms", b"forms", "frames", b"frames", "headings", b"headings", "login_form_present", b"login_form_present", "notices", b"notices", "overlay_present", b"overlay_present", "pages", b"pages", "payment_form_present", b"payment_form_present", "sign_out_present", b"sign_out_present", "text", b"text", "text_truncated", b"text_truncated", "title", b"title", "url", b"url"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -564,6 +733,277 @@ class EnterPrivateResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___EnterPrivateResponse: _TypeAlias = EnterPrivateResponse  # noqa: Y015
+
+@_typing.final
+class SelectOptionRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SESSION_ID_FIELD_NUMBER: _builtins.int
+    TARGET_FIELD_NUMBER: _builtins.int
+    OPTION_FIELD_NUMBER: _builtins.int
+    session_id: _builtins.str
+    target: _builtins.str
+    """A select, combobox or radio group (a ref or CSS selector)."""
+    option: _builtins.str
+    """The option's label (as ReadPage lists it) or value."""
+    def __init__(
+        self,
+        *,
+        session_id: _builtins.str = ...,
+        target: _builtins.str = ...,
+        option: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["option", b"option", "session_id", b"session_id", "target", b"target"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SelectOptionRequest: _TypeAlias = SelectOptionRequest  # noqa: Y015
+
+@_typing.final
+class SelectOptionResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PAGE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def page(self) -> Global___Page: ...
+    def __init__(
+        self,
+        *,
+        page: Global___Page | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["page", b"page"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["page", b"page"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SelectOptionResponse: _TypeAlias = SelectOptionResponse  # noqa: Y015
+
+@_typing.final
+class SetCheckedRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SESSION_ID_FIELD_NUMBER: _builtins.int
+    TARGET_FIELD_NUMBER: _builtins.int
+    CHECKED_FIELD_NUMBER: _builtins.int
+    session_id: _builtins.str
+    target: _builtins.str
+    """A checkbox, radio or switch."""
+    checked: _builtins.bool
+    def __init__(
+        self,
+        *,
+        session_id: _builtins.str = ...,
+        target: _builtins.str = ...,
+        checked: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["checked", b"checked", "session_id", b"session_id", "target", b"target"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SetCheckedRequest: _TypeAlias = SetCheckedRequest  # noqa: Y015
+
+@_typing.final
+class SetCheckedResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PAGE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def page(self) -> Global___Page: ...
+    def __init__(
+        self,
+        *,
+        page: Global___Page | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["page", b"page"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["page", b"page"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SetCheckedResponse: _TypeAlias = SetCheckedResponse  # noqa: Y015
+
+@_typing.final
+class PressKeyRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SESSION_ID_FIELD_NUMBER: _builtins.int
+    TARGET_FIELD_NUMBER: _builtins.int
+    KEY_FIELD_NUMBER: _builtins.int
+    session_id: _builtins.str
+    target: _builtins.str
+    """The element that gets the key (focused first); empty: whatever has focus."""
+    key: _builtins.str
+    """A key as Playwright names it: "Enter", "Escape", "Tab", "ArrowDown", ...
+    Enter in a form may send it: like a click, it may reach the site.
+    """
+    def __init__(
+        self,
+        *,
+        session_id: _builtins.str = ...,
+        target: _builtins.str = ...,
+        key: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "session_id", b"session_id", "target", b"target"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PressKeyRequest: _TypeAlias = PressKeyRequest  # noqa: Y015
+
+@_typing.final
+class PressKeyResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PAGE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def page(self) -> Global___Page: ...
+    def __init__(
+        self,
+        *,
+        page: Global___Page | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["page", b"page"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["page", b"page"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PressKeyResponse: _TypeAlias = PressKeyResponse  # noqa: Y015
+
+@_typing.final
+class ScrollRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SESSION_ID_FIELD_NUMBER: _builtins.int
+    TARGET_FIELD_NUMBER: _builtins.int
+    PAGES_FIELD_NUMBER: _builtins.int
+    session_id: _builtins.str
+    target: _builtins.str
+    """Scrolled into view; empty: the page scrolls by `pages` screens."""
+    pages: _builtins.int
+    """Screens to scroll (negative: up); ignored with a target."""
+    def __init__(
+        self,
+        *,
+        session_id: _builtins.str = ...,
+        target: _builtins.str = ...,
+        pages: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["pages", b"pages", "session_id", b"session_id", "target", b"target"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ScrollRequest: _TypeAlias = ScrollRequest  # noqa: Y015
+
+@_typing.final
+class ScrollResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PAGE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def page(self) -> Global___Page: ...
+    def __init__(
+        self,
+        *,
+        page: Global___Page | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["page", b"page"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["page", b"page"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ScrollResponse: _TypeAlias = ScrollResponse  # noqa: Y015
+
+@_typing.final
+class GoBackRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SESSION_ID_FIELD_NUMBER: _builtins.int
+    session_id: _builtins.str
+    def __init__(
+        self,
+        *,
+        session_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["session_id", b"session_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GoBackRequest: _TypeAlias = GoBackRequest  # noqa: Y015
+
+@_typing.final
+class GoBackResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PAGE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def page(self) -> Global___Page: ...
+    def __init__(
+        self,
+        *,
+        page: Global___Page | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["page", b"page"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["page", b"page"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GoBackResponse: _TypeAlias = GoBackResponse  # noqa: Y015
+
+@_typing.final
+class SwitchPageRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SESSION_ID_FIELD_NUMBER: _builtins.int
+    PAGE_ID_FIELD_NUMBER: _builtins.int
+    session_id: _builtins.str
+    page_id: _builtins.str
+    """A page_id from Page.pages."""
+    def __init__(
+        self,
+        *,
+        session_id: _builtins.str = ...,
+        page_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["page_id", b"page_id", "session_id", b"session_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SwitchPageRequest: _TypeAlias = SwitchPageRequest  # noqa: Y015
+
+@_typing.final
+class SwitchPageResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PAGE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def page(self) -> Global___Page: ...
+    def __init__(
+        self,
+        *,
+        page: Global___Page | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["page", b"page"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["page", b"page"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SwitchPageResponse: _TypeAlias = SwitchPageResponse  # noqa: Y015
 
 @_typing.final
 class CloseSessionRequest(_message.Message):

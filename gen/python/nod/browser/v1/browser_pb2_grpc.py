@@ -59,6 +59,36 @@ class BrowserServiceStub:
                 request_serializer=nod_dot_browser_dot_v1_dot_browser__pb2.TypeTextRequest.SerializeToString,
                 response_deserializer=nod_dot_browser_dot_v1_dot_browser__pb2.TypeTextResponse.FromString,
                 _registered_method=True)
+        self.SelectOption = channel.unary_unary(
+                '/nod.browser.v1.BrowserService/SelectOption',
+                request_serializer=nod_dot_browser_dot_v1_dot_browser__pb2.SelectOptionRequest.SerializeToString,
+                response_deserializer=nod_dot_browser_dot_v1_dot_browser__pb2.SelectOptionResponse.FromString,
+                _registered_method=True)
+        self.SetChecked = channel.unary_unary(
+                '/nod.browser.v1.BrowserService/SetChecked',
+                request_serializer=nod_dot_browser_dot_v1_dot_browser__pb2.SetCheckedRequest.SerializeToString,
+                response_deserializer=nod_dot_browser_dot_v1_dot_browser__pb2.SetCheckedResponse.FromString,
+                _registered_method=True)
+        self.PressKey = channel.unary_unary(
+                '/nod.browser.v1.BrowserService/PressKey',
+                request_serializer=nod_dot_browser_dot_v1_dot_browser__pb2.PressKeyRequest.SerializeToString,
+                response_deserializer=nod_dot_browser_dot_v1_dot_browser__pb2.PressKeyResponse.FromString,
+                _registered_method=True)
+        self.Scroll = channel.unary_unary(
+                '/nod.browser.v1.BrowserService/Scroll',
+                request_serializer=nod_dot_browser_dot_v1_dot_browser__pb2.ScrollRequest.SerializeToString,
+                response_deserializer=nod_dot_browser_dot_v1_dot_browser__pb2.ScrollResponse.FromString,
+                _registered_method=True)
+        self.GoBack = channel.unary_unary(
+                '/nod.browser.v1.BrowserService/GoBack',
+                request_serializer=nod_dot_browser_dot_v1_dot_browser__pb2.GoBackRequest.SerializeToString,
+                response_deserializer=nod_dot_browser_dot_v1_dot_browser__pb2.GoBackResponse.FromString,
+                _registered_method=True)
+        self.SwitchPage = channel.unary_unary(
+                '/nod.browser.v1.BrowserService/SwitchPage',
+                request_serializer=nod_dot_browser_dot_v1_dot_browser__pb2.SwitchPageRequest.SerializeToString,
+                response_deserializer=nod_dot_browser_dot_v1_dot_browser__pb2.SwitchPageResponse.FromString,
+                _registered_method=True)
         self.EnterPrivate = channel.unary_unary(
                 '/nod.browser.v1.BrowserService/EnterPrivate',
                 request_serializer=nod_dot_browser_dot_v1_dot_browser__pb2.EnterPrivateRequest.SerializeToString,
@@ -110,6 +140,45 @@ class BrowserServiceServicer:
 
     def TypeText(self, request, context):
         """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SelectOption(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SetChecked(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def PressKey(self, request, context):
+        """Like a click, a key can send a form.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Scroll(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GoBack(self, request, context):
+        """The browser's Back: a GET (a resend of a POST is never made, G5).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SwitchPage(self, request, context):
+        """Reads and actions go to another page the site opened (a popup, a tab).
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -167,6 +236,36 @@ def add_BrowserServiceServicer_to_server(servicer, server):
                     servicer.TypeText,
                     request_deserializer=nod_dot_browser_dot_v1_dot_browser__pb2.TypeTextRequest.FromString,
                     response_serializer=nod_dot_browser_dot_v1_dot_browser__pb2.TypeTextResponse.SerializeToString,
+            ),
+            'SelectOption': grpc.unary_unary_rpc_method_handler(
+                    servicer.SelectOption,
+                    request_deserializer=nod_dot_browser_dot_v1_dot_browser__pb2.SelectOptionRequest.FromString,
+                    response_serializer=nod_dot_browser_dot_v1_dot_browser__pb2.SelectOptionResponse.SerializeToString,
+            ),
+            'SetChecked': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetChecked,
+                    request_deserializer=nod_dot_browser_dot_v1_dot_browser__pb2.SetCheckedRequest.FromString,
+                    response_serializer=nod_dot_browser_dot_v1_dot_browser__pb2.SetCheckedResponse.SerializeToString,
+            ),
+            'PressKey': grpc.unary_unary_rpc_method_handler(
+                    servicer.PressKey,
+                    request_deserializer=nod_dot_browser_dot_v1_dot_browser__pb2.PressKeyRequest.FromString,
+                    response_serializer=nod_dot_browser_dot_v1_dot_browser__pb2.PressKeyResponse.SerializeToString,
+            ),
+            'Scroll': grpc.unary_unary_rpc_method_handler(
+                    servicer.Scroll,
+                    request_deserializer=nod_dot_browser_dot_v1_dot_browser__pb2.ScrollRequest.FromString,
+                    response_serializer=nod_dot_browser_dot_v1_dot_browser__pb2.ScrollResponse.SerializeToString,
+            ),
+            'GoBack': grpc.unary_unary_rpc_method_handler(
+                    servicer.GoBack,
+                    request_deserializer=nod_dot_browser_dot_v1_dot_browser__pb2.GoBackRequest.FromString,
+                    response_serializer=nod_dot_browser_dot_v1_dot_browser__pb2.GoBackResponse.SerializeToString,
+            ),
+            'SwitchPage': grpc.unary_unary_rpc_method_handler(
+                    servicer.SwitchPage,
+                    request_deserializer=nod_dot_browser_dot_v1_dot_browser__pb2.SwitchPageRequest.FromString,
+                    response_serializer=nod_dot_browser_dot_v1_dot_browser__pb2.SwitchPageResponse.SerializeToString,
             ),
             'EnterPrivate': grpc.unary_unary_rpc_method_handler(
                     servicer.EnterPrivate,
@@ -324,6 +423,168 @@ class BrowserService:
             '/nod.browser.v1.BrowserService/TypeText',
             nod_dot_browser_dot_v1_dot_browser__pb2.TypeTextRequest.SerializeToString,
             nod_dot_browser_dot_v1_dot_browser__pb2.TypeTextResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SelectOption(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/nod.browser.v1.BrowserService/SelectOption',
+            nod_dot_browser_dot_v1_dot_browser__pb2.SelectOptionRequest.SerializeToString,
+            nod_dot_browser_dot_v1_dot_browser__pb2.SelectOptionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SetChecked(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/nod.browser.v1.BrowserService/SetChecked',
+            nod_dot_browser_dot_v1_dot_browser__pb2.SetCheckedRequest.SerializeToString,
+            nod_dot_browser_dot_v1_dot_browser__pb2.SetCheckedResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PressKey(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/nod.browser.v1.BrowserService/PressKey',
+            nod_dot_browser_dot_v1_dot_browser__pb2.PressKeyRequest.SerializeToString,
+            nod_dot_browser_dot_v1_dot_browser__pb2.PressKeyResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Scroll(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/nod.browser.v1.BrowserService/Scroll',
+            nod_dot_browser_dot_v1_dot_browser__pb2.ScrollRequest.SerializeToString,
+            nod_dot_browser_dot_v1_dot_browser__pb2.ScrollResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GoBack(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/nod.browser.v1.BrowserService/GoBack',
+            nod_dot_browser_dot_v1_dot_browser__pb2.GoBackRequest.SerializeToString,
+            nod_dot_browser_dot_v1_dot_browser__pb2.GoBackResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SwitchPage(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/nod.browser.v1.BrowserService/SwitchPage',
+            nod_dot_browser_dot_v1_dot_browser__pb2.SwitchPageRequest.SerializeToString,
+            nod_dot_browser_dot_v1_dot_browser__pb2.SwitchPageResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -39,6 +39,15 @@ class BrowserServiceStub:
     ReadPage: _grpc.UnaryUnaryMultiCallable[_browser_pb2.ReadPageRequest, _browser_pb2.ReadPageResponse]
     Click: _grpc.UnaryUnaryMultiCallable[_browser_pb2.ClickRequest, _browser_pb2.ClickResponse]
     TypeText: _grpc.UnaryUnaryMultiCallable[_browser_pb2.TypeTextRequest, _browser_pb2.TypeTextResponse]
+    SelectOption: _grpc.UnaryUnaryMultiCallable[_browser_pb2.SelectOptionRequest, _browser_pb2.SelectOptionResponse]
+    SetChecked: _grpc.UnaryUnaryMultiCallable[_browser_pb2.SetCheckedRequest, _browser_pb2.SetCheckedResponse]
+    PressKey: _grpc.UnaryUnaryMultiCallable[_browser_pb2.PressKeyRequest, _browser_pb2.PressKeyResponse]
+    """Like a click, a key can send a form."""
+    Scroll: _grpc.UnaryUnaryMultiCallable[_browser_pb2.ScrollRequest, _browser_pb2.ScrollResponse]
+    GoBack: _grpc.UnaryUnaryMultiCallable[_browser_pb2.GoBackRequest, _browser_pb2.GoBackResponse]
+    """The browser's Back: a GET (a resend of a POST is never made, G5)."""
+    SwitchPage: _grpc.UnaryUnaryMultiCallable[_browser_pb2.SwitchPageRequest, _browser_pb2.SwitchPageResponse]
+    """Reads and actions go to another page the site opened (a popup, a tab)."""
     EnterPrivate: _grpc.UnaryUnaryMultiCallable[_browser_pb2.EnterPrivateRequest, _browser_pb2.EnterPrivateResponse]
     """Claims first (claims.v1.ClaimsService/Claim), then fills and submits."""
     CloseSession: _grpc.UnaryUnaryMultiCallable[_browser_pb2.CloseSessionRequest, _browser_pb2.CloseSessionResponse]
@@ -54,6 +63,15 @@ class BrowserServiceAsyncStub(BrowserServiceStub):
     ReadPage: _aio.UnaryUnaryMultiCallable[_browser_pb2.ReadPageRequest, _browser_pb2.ReadPageResponse]  # type: ignore[assignment]
     Click: _aio.UnaryUnaryMultiCallable[_browser_pb2.ClickRequest, _browser_pb2.ClickResponse]  # type: ignore[assignment]
     TypeText: _aio.UnaryUnaryMultiCallable[_browser_pb2.TypeTextRequest, _browser_pb2.TypeTextResponse]  # type: ignore[assignment]
+    SelectOption: _aio.UnaryUnaryMultiCallable[_browser_pb2.SelectOptionRequest, _browser_pb2.SelectOptionResponse]  # type: ignore[assignment]
+    SetChecked: _aio.UnaryUnaryMultiCallable[_browser_pb2.SetCheckedRequest, _browser_pb2.SetCheckedResponse]  # type: ignore[assignment]
+    PressKey: _aio.UnaryUnaryMultiCallable[_browser_pb2.PressKeyRequest, _browser_pb2.PressKeyResponse]  # type: ignore[assignment]
+    """Like a click, a key can send a form."""
+    Scroll: _aio.UnaryUnaryMultiCallable[_browser_pb2.ScrollRequest, _browser_pb2.ScrollResponse]  # type: ignore[assignment]
+    GoBack: _aio.UnaryUnaryMultiCallable[_browser_pb2.GoBackRequest, _browser_pb2.GoBackResponse]  # type: ignore[assignment]
+    """The browser's Back: a GET (a resend of a POST is never made, G5)."""
+    SwitchPage: _aio.UnaryUnaryMultiCallable[_browser_pb2.SwitchPageRequest, _browser_pb2.SwitchPageResponse]  # type: ignore[assignment]
+    """Reads and actions go to another page the site opened (a popup, a tab)."""
     EnterPrivate: _aio.UnaryUnaryMultiCallable[_browser_pb2.EnterPrivateRequest, _browser_pb2.EnterPrivateResponse]  # type: ignore[assignment]
     """Claims first (claims.v1.ClaimsService/Claim), then fills and submits."""
     CloseSession: _aio.UnaryUnaryMultiCallable[_browser_pb2.CloseSessionRequest, _browser_pb2.CloseSessionResponse]  # type: ignore[assignment]
@@ -96,6 +114,51 @@ class BrowserServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _browser_pb2.TypeTextRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_browser_pb2.TypeTextResponse, _abc.Awaitable[_browser_pb2.TypeTextResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def SelectOption(
+        self,
+        request: _browser_pb2.SelectOptionRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_browser_pb2.SelectOptionResponse, _abc.Awaitable[_browser_pb2.SelectOptionResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def SetChecked(
+        self,
+        request: _browser_pb2.SetCheckedRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_browser_pb2.SetCheckedResponse, _abc.Awaitable[_browser_pb2.SetCheckedResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def PressKey(
+        self,
+        request: _browser_pb2.PressKeyRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_browser_pb2.PressKeyResponse, _abc.Awaitable[_browser_pb2.PressKeyResponse]]:
+        """Like a click, a key can send a form."""
+
+    @_abc_1.abstractmethod
+    def Scroll(
+        self,
+        request: _browser_pb2.ScrollRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_browser_pb2.ScrollResponse, _abc.Awaitable[_browser_pb2.ScrollResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def GoBack(
+        self,
+        request: _browser_pb2.GoBackRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_browser_pb2.GoBackResponse, _abc.Awaitable[_browser_pb2.GoBackResponse]]:
+        """The browser's Back: a GET (a resend of a POST is never made, G5)."""
+
+    @_abc_1.abstractmethod
+    def SwitchPage(
+        self,
+        request: _browser_pb2.SwitchPageRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_browser_pb2.SwitchPageResponse, _abc.Awaitable[_browser_pb2.SwitchPageResponse]]:
+        """Reads and actions go to another page the site opened (a popup, a tab)."""
 
     @_abc_1.abstractmethod
     def EnterPrivate(
