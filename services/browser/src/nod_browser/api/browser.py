@@ -6,7 +6,7 @@ from nod.browser.v1 import browser_pb2 as pb
 from nod.browser.v1 import browser_pb2_grpc
 from nod_browser.adapters.chromium import Chromium
 from nod_browser.api.convert import entry_request, page_to_pb, session_to_pb
-from nod_browser.app import browsing
+from nod_browser.app import browsing, widgets
 from nod_browser.app.private_entry import PrivateEntries
 from nod_browser.app.sessions import Session, Sessions
 from nod_browser.domain.addresses import check_url
@@ -70,6 +70,42 @@ class BrowserServicer(browser_pb2_grpc.BrowserServiceServicer):
         text = validation.text("text", request.text, max_length=MAX_TEXT)
         await session.run(browsing.type_text(session, target, text, self._settings))
         return pb.TypeTextResponse(page=await self._page(session))
+
+    async def SelectOption(self, request, context) -> pb.SelectOptionResponse:
+        session = self._session(request.session_id)
+        target = check_target("target", request.target)
+        option = validation.text("option", request.option, max_length=500, required=True)
+        await session.run(widgets.select_option(session, target, option, self._settings))
+        return pb.SelectOptionResponse(page=await self._page(session))
+
+    async def SetChecked(self, request, context) -> pb.SetCheckedResponse:
+        session = self._session(request.session_id)
+        target = check_target("target", request.target)
+        await session.run(widgets.set_checked(session, target, request.checked, self._settings))
+        return pb.SetCheckedResponse(page=await self._page(session))
+
+    async def PressKey(self, request, context) -> pb.PressKeyResponse:
+        session = self._session(request.session_id)
+        target = check_target("target", request.target) if request.target else ""
+        key = widgets.check_key(request.key)
+        await session.run(widgets.press_key(session, target, key, self._settings))
+        return pb.PressKeyResponse(page=await self._page(session))
+
+    async def Scroll(self, request, context) -> pb.ScrollResponse:
+        session = self._session(request.session_id)
+        target = check_target("target", request.target) if request.target else ""
+        await session.run(widgets.scroll(session, target, request.pages, self._settings))
+        return pb.ScrollResponse(page=await self._page(session))
+
+    async def GoBack(self, request, context) -> pb.GoBackResponse:
+        session = self._session(request.session_id)
+        await session.run(widgets.go_back(session, self._settings))
+        return pb.GoBackResponse(page=await self._page(session))
+
+    async def SwitchPage(self, request, context) -> pb.SwitchPageResponse:
+        session = self._session(request.session_id)
+        session.switch_to(validation.printable_id("page_id", request.page_id))
+        return pb.SwitchPageResponse(page=await self._page(session))
 
     async def EnterPrivate(self, request, context) -> pb.EnterPrivateResponse:
         session = self._session(request.session_id)

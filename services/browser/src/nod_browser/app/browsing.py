@@ -83,10 +83,32 @@ async def read(session: Session, settings: BrowserSettings, *, settle: bool = Fa
     loading (a read then sees only its title, and judges nothing)."""
     if settle:
         await quiet(session.page, settings.action_timeout_s, settings.settle_s)
-    return await read_page(
+    page = await read_page(
         session.page,
         mask=session.entered.mask,
         reach=session.entered.reach,
         max_text=settings.max_page_text,
         timeout_s=settings.action_timeout_s,
     )
+    page["pages"] = await open_pages(session)
+    return page
+
+
+async def open_pages(session: Session) -> list[dict]:
+    """The session's open pages (the site's popups and tabs), masked like any read."""
+    shown = []
+    for page_id, page in list(session.pages.items()):
+        if page.is_closed():
+            continue
+        opener = await page.opener()
+        opened_by = session.page_id(opener)
+        shown.append(
+            {
+                "pageId": page_id,
+                "url": redact_value(session.entered.mask(page.url)),
+                "title": redact_value(session.entered.mask(await page.title())),
+                "current": page is session.page,
+                "openerPageId": opened_by,
+            }
+        )
+    return shown

@@ -42,6 +42,28 @@ class Session:
     # the session lives (and only here: never logged, gone when it closes).
     entered: EnteredValues = field(default_factory=EnteredValues, repr=False)
     closed: bool = False
+    # Every page of the session by its id ("p0" first), in the order the
+    # site opened them; `page` is the current one.
+    pages: dict[str, Page] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.pages["p0"] = self.page
+        self.context.on("page", self._opened)
+
+    def _opened(self, page: Page) -> None:
+        """A page the site opened (a popup, a new tab): listed, not switched to."""
+        self.pages[f"p{len(self.pages)}"] = page
+
+    def page_id(self, page: Page | None) -> str:
+        return next((pid for pid, known in self.pages.items() if known is page), "")
+
+    def switch_to(self, page_id: str) -> None:
+        page = self.pages.get(page_id)
+        if page is None or page.is_closed():
+            raise FailedPrecondition(
+                "page_id: no such open page in this session", reason="NO_SUCH_PAGE"
+            )
+        self.page = page
 
     async def run(self, work: Awaitable[T]) -> T:
         """Runs one call's work so that closing the session can cancel it."""
