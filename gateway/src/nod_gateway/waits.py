@@ -15,7 +15,7 @@ from nod_gateway.peers import Nod
 
 @dataclass
 class Wait:
-    kind: str  # decision | payment | form | question | check
+    kind: str  # decision | payment | form | question | bank | check
     task: tasks.Task
     prompt: str
     approval: approvals.Approval | None = None
@@ -85,4 +85,6 @@ async def current(nod: Nod, task: tasks.Task) -> Wait | None:
         return Wait("form", task, wait.prompt, logins=logins)
     if wait.kind == tasks.WAIT_KIND_ANSWER:
         return Wait("question", task, wait.prompt)
+    if wait.kind == tasks.WAIT_KIND_BANK_CONFIRMATION:
+        return Wait("bank", task, wait.prompt)
     return Wait("check", task, wait.prompt)

@@ -97,7 +97,41 @@ async def test_a_login_without_a_seed_asked_for_a_code_ends_uncertain_having_typ
     reply = await browser_stub.EnterPrivate(request, metadata=as_person)
 
     assert reply.claim.state == claims_pb2.CLAIM_STATE_UNCERTAIN
-    assert "no totp_seed" in reply.claim.reason
+    assert "no totp_code" in reply.claim.reason
     after = await browser_read(browser_stub, as_person, session_id)
     assert not next(f for f in after.fields if f.name == "code").filled
     assert shop_count(shop_site, "otp") == 0
+
+
+async def test_a_second_sign_in_in_the_same_window_waits_for_the_next_code(
+    browser_stub, vault_stub, as_person, shop_site
+):
+    """A site refuses a code used before (RFC 6238, 5.2): the claims service
+    grants each time step's code once per login, so the second entry gets
+    the next step's code and types it when that step begins."""
+    item, first_session, first_page = await sign_in_to_code_step(
+        browser_stub, vault_stub, as_person, shop_site, totp_seed=SHOP_TOTP_SEED
+    )
+    second_session, second_page = await browser_open(
+        browser_stub, as_person, f"{shop_site.url}/login"
+    )
+    await browser_login(browser_stub, as_person, second_session, second_page, item.id)
+    second_page = await browser_read(browser_stub, as_person, second_session)
+
+    replies = []
+    for session_id, page in ((first_session, first_page), (second_session, second_page)):
+        request = enter_request(
+            session_id,
+            item.id,
+            claims_pb2.ENTRY_KIND_SAVED_LOGIN,
+            {"totp_code": field_ref(page, "code")},
+            control_ref(page, "Verify"),
+        )
+        replies.append(await browser_stub.EnterPrivate(request, metadata=as_person, timeout=60))
+
+    assert [r.claim.state for r in replies] == [claims_pb2.CLAIM_STATE_SUBMITTED] * 2
+    for session_id in (first_session, second_session):
+        after = await browser_read(browser_stub, as_person, session_id)
+        assert after.url.endswith("/account"), after.text
+    # Two codes accepted: the shop refuses one it accepted before.
+    assert shop_count(shop_site, "otp") == 2

@@ -40,6 +40,8 @@ class ShopState:
     signed_in: dict[str, str] = field(default_factory=dict)
     # cookie token -> username, for visitors who still owe a one-time code
     awaiting_code: dict[str, str] = field(default_factory=dict)
+    # username -> the last TOTP time step whose code it accepted
+    last_code_step: dict[str, int] = field(default_factory=dict)
     orders: dict[str, str] = field(default_factory=dict)
     counts: Counter = field(default_factory=Counter)
     last: dict[str, dict[str, dict]] = field(default_factory=dict)

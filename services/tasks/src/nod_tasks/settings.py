@@ -30,6 +30,9 @@ class TasksSettings(ServiceSettings):
     # How often the tasks waiting on a decision or a payment (answered in
     # other services) are looked at.
     outside_waits_poll_s: float = Field(0.4, gt=0)
+    # How long a payment whose bank asks the person to confirm it (3-D
+    # Secure) is waited for before its step ends UNCERTAIN.
+    bank_wait_s: float = Field(600.0, gt=0)
     # How many tasks waiting on a decision or a payment one round looks at;
     # the next round goes on from there, so every one is looked at in turn.
     outside_waits_batch: int = Field(200, gt=0)

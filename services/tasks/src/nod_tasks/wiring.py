@@ -79,7 +79,11 @@ async def build(settings: TasksSettings, *, provider: ModelProvider | None = Non
         Stopper(db, endings, worker.interrupt),
     )
     outside_waits = OutsideWaits(
-        db, peers, batch=settings.outside_waits_batch, instance_id=settings.instance_id
+        db,
+        peers,
+        batch=settings.outside_waits_batch,
+        instance_id=settings.instance_id,
+        bank_wait_s=settings.bank_wait_s,
     )
 
     async def boot() -> None:

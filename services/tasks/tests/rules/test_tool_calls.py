@@ -71,8 +71,11 @@ def test_what_a_call_acts_on_is_known_before_it_runs():
         "f1": FilledForm(FormKind.LOGIN, "saved-login-2", picked_login=True),
         "f2": FilledForm(FormKind.ONE_TIME_CODE, "entry-9", picked_login=False),
     }
-    picked = plan_call("enter_from_private_form", {"form_id": "f1", "fields": {}}, [], forms)
-    typed = plan_call("enter_from_private_form", {"form_id": "f2", "fields": {}}, [], forms)
+    password = {"password": "#pw"}
+    picked = plan_call("enter_from_private_form", {"form_id": "f1", "fields": password}, [], forms)
+    typed = plan_call(
+        "enter_from_private_form", {"form_id": "f2", "fields": {"code": "#c"}}, [], forms
+    )
     paying = plan_call("pay", {"payment_id": "p", "fields": {}, "submit": "#pay"}, [], forms)
     assert picked.subject == Subject(form_id="f1", login_id="saved-login-2")
     assert typed.subject == Subject(form_id="f2")
@@ -92,6 +95,7 @@ def test_a_cut_off_call_is_uncertain_exactly_when_it_may_have_reached_a_site_or_
     may = {t.name for t in TOOLS if t.cut_off == CutOff.MAY_HAVE_HAPPENED}
     assert may == {
         "click",
+        "press_key",
         "enter_saved_login",
         "enter_from_private_form",
         "propose_app_action",
@@ -114,3 +118,12 @@ def test_every_tool_that_enters_a_private_value_names_what_it_enters():
         "request_payment",
     }
     assert BY_NAME["finish"].schema()["function"]["name"] == "finish"
+
+
+def test_the_first_page_of_a_two_step_sign_in_signs_in_with_nothing():
+    """Only the username goes in: harmless to repeat, and no sign-in for G6;
+    the password step that follows is."""
+    first = plan_call("enter_saved_login", {"login_id": "L", "fields": {"username": "#u"}}, [], {})
+    second = plan_call("enter_saved_login", {"login_id": "L", "fields": {"password": "#p"}}, [], {})
+    assert first.subject == NO_SUBJECT
+    assert second.subject == Subject(login_id="L")

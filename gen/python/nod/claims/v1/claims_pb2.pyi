@@ -166,6 +166,7 @@ class ClaimRequest(_message.Message):
     TASK_ID_FIELD_NUMBER: _builtins.int
     HOLDER_FIELD_NUMBER: _builtins.int
     COMPANION_ENTRY_ID_FIELD_NUMBER: _builtins.int
+    TOTP_CODE_FIELD_NUMBER: _builtins.int
     operation_id: _builtins.str
     """Names the operation; 1-128 printable characters, unique per person forever."""
     kind: Global___EntryKind.ValueType
@@ -182,6 +183,12 @@ class ClaimRequest(_message.Message):
     """Optional one-time private entry released with the item, e.g. the card
     security code typed for this one payment. Destroyed when granted.
     """
+    totp_code: _builtins.bool
+    """A saved login: the runner will type a code from the login's TOTP seed.
+    The claims service reserves the code's time step for the login (a code
+    is used once per account, RFC 6238 5.2: a second sign-in in the same
+    window gets the next step's code) and grants the code, never the seed.
+    """
     def __init__(
         self,
         *,
@@ -192,10 +199,11 @@ class ClaimRequest(_message.Message):
         task_id: _builtins.str = ...,
         holder: _builtins.str = ...,
         companion_entry_id: _builtins.str = ...,
+        totp_code: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["companion_entry_id", b"companion_entry_id", "holder", b"holder", "item_id", b"item_id", "kind", b"kind", "operation_id", b"operation_id", "origin", b"origin", "task_id", b"task_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["companion_entry_id", b"companion_entry_id", "holder", b"holder", "item_id", b"item_id", "kind", b"kind", "operation_id", b"operation_id", "origin", b"origin", "task_id", b"task_id", "totp_code", b"totp_code"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -114,6 +114,11 @@ class _WaitKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_WaitKind.Val
     """An answer to a question."""
     WAIT_KIND_CHECK: _WaitKind.ValueType  # 5
     """The person checks what happened to an uncertain step."""
+    WAIT_KIND_BANK_CONFIRMATION: _WaitKind.ValueType  # 6
+    """The person's bank asks them to confirm a payment nod submitted (3-D
+    Secure, in their bank's app or a page the site opened); nod reads the
+    page until the shop shows the outcome, and presses nothing more.
+    """
 
 class WaitKind(_WaitKind, metaclass=_WaitKindEnumTypeWrapper): ...
 
@@ -130,6 +135,11 @@ WAIT_KIND_ANSWER: WaitKind.ValueType  # 4
 """An answer to a question."""
 WAIT_KIND_CHECK: WaitKind.ValueType  # 5
 """The person checks what happened to an uncertain step."""
+WAIT_KIND_BANK_CONFIRMATION: WaitKind.ValueType  # 6
+"""The person's bank asks them to confirm a payment nod submitted (3-D
+Secure, in their bank's app or a page the site opened); nod reads the
+page until the shop shows the outcome, and presses nothing more.
+"""
 Global___WaitKind: _TypeAlias = WaitKind  # noqa: Y015
 
 class _FormKind:

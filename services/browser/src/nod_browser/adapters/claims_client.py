@@ -52,6 +52,8 @@ class ClaimsClient:
             task_id=task_id,
             holder=self.holder,
             companion_entry_id=request.companion_entry_id or "",
+            # The claims service gives the code (for a time step of its own), never the seed.
+            totp_code="totp_code" in request.fields,
         )
         return await self._call(self._stub.Claim, message, owner)
 

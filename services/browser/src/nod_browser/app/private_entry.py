@@ -13,6 +13,7 @@ shielded from cancellation.
 
 import asyncio
 import contextvars
+import time
 from dataclasses import dataclass
 
 from nod.claims.v1 import claims_pb2
@@ -28,7 +29,7 @@ from nod_browser.app.claim_ends import ClaimEnds
 from nod_browser.app.entry_claims import EntryClaims
 from nod_browser.app.sessions import Session
 from nod_browser.domain.addresses import origin_of
-from nod_browser.domain.entry import EntryRequest
+from nod_browser.domain.entry import EntryRequest, code_valid_from
 from nod_browser.settings import BrowserSettings
 from nodkit.errors import DomainError, FailedPrecondition
 from nodkit.logging import get_logger
@@ -107,6 +108,12 @@ class PrivateEntries:
                 recording_submitted.append(loop.create_task(end, context=this_call))
 
         try:
+            # A second sign-in in one TOTP window was given the next step's
+            # code: it is typed once that step begins (at most one step away),
+            # before the entry's own time starts.
+            if (wait_s := code_valid_from(grant.secret_fields) - time.time()) > 0:
+                progress["stage"] = "waiting for the one-time code's time step"
+                await asyncio.sleep(wait_s)
             deadline = asyncio.get_running_loop().time() + self._settings.entry_timeout_s
             async with asyncio.timeout_at(deadline):
                 await fill_and_press(

@@ -5,8 +5,6 @@ values are matched to page fields. Values are never logged or put in errors."""
 from dataclasses import dataclass
 from enum import StrEnum
 
-import pyotp
-
 from nod_browser.domain.targets import check_target
 from nodkit import validation
 from nodkit.errors import InvalidArgument
@@ -22,8 +20,9 @@ class EntryKind(StrEnum):
     SECURITY_CODE = "security_code"
 
 
-# The value fields a caller may place, per kind. `totp_code` is computed from
-# a saved login's totp_seed; `security_code` on a card comes from the companion entry.
+# The value fields a caller may place, per kind. `totp_code` is the code the
+# claims service gives from a saved login's TOTP seed, for a time step it
+# grants once; `security_code` on a card comes from the companion entry.
 VALUE_FIELDS = {
     EntryKind.SAVED_LOGIN: frozenset({"username", "password", "totp_code"}),
     EntryKind.ONE_TIME_CODE: frozenset({"code"}),
@@ -84,15 +83,17 @@ def check_entry_request(request: EntryRequest) -> EntryRequest:
 
 
 def value_for(name: str, secret_fields: dict[str, str]) -> str:
-    if name == "totp_code":
-        seed = secret_fields.get("totp_seed")
-        if not seed:
-            raise MissingValue("totp_seed")
-        try:
-            return pyotp.TOTP(seed).now()
-        except ValueError:  # a seed saved before the vault refused short ones
-            raise MissingValue("usable totp_seed") from None
     value = secret_fields.get(name)
     if not value:
         raise MissingValue(name)
     return value
+
+
+def code_valid_from(secret_fields: dict[str, str]) -> float:
+    """When a granted TOTP code becomes valid (unix seconds): a second
+    sign-in in the same window is given the next step's code, to be typed
+    once that step has begun. 0 when there is none."""
+    try:
+        return float(secret_fields.get("totp_not_before", "0"))
+    except ValueError:
+        return 0.0

@@ -27,6 +27,7 @@ class ClaimsServicer(claims_pb2_grpc.ClaimsServiceServicer):
                 companion_entry_id=validation.optional_uuid_id(
                     "companion_entry_id", request.companion_entry_id
                 ),
+                totp_code=request.totp_code,
             ),
         )
         return pb.ClaimResponse(

@@ -2,14 +2,17 @@
 state, record what the page showed. Callers pass the person (`owner`)."""
 
 import asyncio
+import time
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from psycopg_pool import AsyncConnectionPool
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from nod_claims.app.claim_batches import ClaimBatches
 from nod_claims.app.vault import ITEM_TABLE, PRIVATE_ENTRY_TABLE
+from nod_claims.domain import totp
 from nod_claims.domain.claims import (
     SAVED_KINDS,
     CheckResult,
@@ -27,16 +30,20 @@ from nod_claims.domain.claims import (
     explain_refused_transition,
 )
 from nod_claims.store import claims as repo
+from nod_claims.store import totp as totp_repo
 from nod_claims.store import vault as vault_repo
 from nodkit import context, listing, validation
 from nodkit.crypto import Sealer, SealError
 from nodkit.db import call_deadline
-from nodkit.errors import FailedPrecondition, NotFound, Unavailable
+from nodkit.errors import DomainError, FailedPrecondition, NotFound, Unavailable
 from nodkit.logging import get_logger
 
 log = get_logger("nod_claims.claims")
 UNREADABLE = "the saved value could not be opened; nothing was entered"
 UNDELIVERED = "the grant never reached the runner (it had stopped waiting); nothing was entered"
+NO_CODE = "no one-time code could be given for the login; nothing was entered"
+# Racing grants of one login's codes: each loser takes the step after.
+RESERVE_TRIES = 3
 
 
 @dataclass(frozen=True)
@@ -91,6 +98,8 @@ class Claims:
             outcome = await self._run_to_its_end(owner, request)
         if outcome is None:
             return await self._not_granted(owner, request)
+        if request.totp_code:
+            await self._give_totp_code(owner, outcome)
         if _caller_gave_up():
             # The reply can't reach anyone: nobody holds the grant.
             outcome.secret_fields.clear()
@@ -145,6 +154,35 @@ class Claims:
             await self.finish(owner, record.id, record.holder, ClaimState.UNCERTAIN, UNREADABLE)
             raise
         return ClaimOutcome(True, record, secret)
+
+    async def _give_totp_code(self, owner: str, outcome: ClaimOutcome) -> None:
+        """A code for the login's next unused time step, in place of its seed
+        (which never leaves the vault). Without one, nothing can be entered:
+        the claim ends UNCERTAIN at once, as any entry cut off before typing."""
+        seed = outcome.secret_fields.pop("totp_seed", "")
+        if not seed:
+            return  # the runner finds no code and types nothing
+        record = outcome.claim
+        now_step = totp.step_at(time.time())
+        try:
+            step = None
+            for _ in range(RESERVE_TRIES):
+                async with self._engine.begin() as conn:
+                    step = await totp_repo.reserve_step(
+                        conn, owner, record.item_id, now_step, record.id
+                    )
+                if step is not None:
+                    break
+            if step is None:
+                raise Unavailable("the code's time step could not be reserved")
+            granted = totp.grant(seed, step, now_step)
+        except (DomainError, SQLAlchemyError, TimeoutError):
+            outcome.secret_fields.clear()
+            await self.finish(owner, record.id, record.holder, ClaimState.UNCERTAIN, NO_CODE)
+            raise
+        outcome.secret_fields["totp_code"] = granted.code
+        outcome.secret_fields["totp_not_before"] = str(granted.not_before)
+        log.info("claim.totp_step", claim_id=record.id, step=granted.step, ahead=step - now_step)
 
     async def _claim_with_one_time_entry(
         self, owner: str, request: ClaimRequest

@@ -62,6 +62,8 @@ class ClaimRequest:
     task_id: str
     holder: str
     companion_entry_id: str | None = None
+    # The runner will type a code from the saved login's TOTP seed.
+    totp_code: bool = False
 
 
 @dataclass(frozen=True)
@@ -110,6 +112,8 @@ def check_claim_request(request: ClaimRequest) -> ClaimRequest:
     """Normalises a request, or raises InvalidArgument naming the field."""
     if request.companion_entry_id is not None and request.kind != EntryKind.CARD:
         raise InvalidArgument("companion_entry_id", "only a card entry takes a companion entry")
+    if request.totp_code and request.kind != EntryKind.SAVED_LOGIN:
+        raise InvalidArgument("totp_code", "only a saved login has a TOTP seed")
     return ClaimRequest(
         operation_id=validation.printable_id("operation_id", request.operation_id),
         kind=request.kind,
@@ -118,6 +122,7 @@ def check_claim_request(request: ClaimRequest) -> ClaimRequest:
         task_id=validation.printable_id("task_id", request.task_id),
         holder=validation.printable_id("holder", request.holder),
         companion_entry_id=request.companion_entry_id,
+        totp_code=request.totp_code,
     )
 
 

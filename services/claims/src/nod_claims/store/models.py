@@ -80,6 +80,18 @@ claims = sa.Table(
 claim_events = history_table(metadata, "claim_events", claims.c.id, "claim_id")
 CLAIM_HISTORY = History(claim_events, key="claim_id")
 
+# The TOTP time steps whose codes were granted, per saved login: each is
+# granted once (a site must refuse a code used before).
+totp_steps = sa.Table(
+    "totp_steps",
+    metadata,
+    sa.Column("owner", sa.Text, primary_key=True),
+    sa.Column("item_id", UUID(as_uuid=False), primary_key=True),
+    sa.Column("step", sa.BigInteger, primary_key=True),
+    sa.Column("claim_id", UUID(as_uuid=False), nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False, server_default=NOW),
+)
+
 # The leases of the runners holding claims (renewed by RenewHolder).
 holders = leases_table(metadata, "holders", key="holder")
 HOLDER_LEASES = Leases(holders)

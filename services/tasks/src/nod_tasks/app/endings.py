@@ -136,6 +136,9 @@ class Endings:
             if step.approval_id:
                 approval = await self._peers.approvals.get(task.owner, step.approval_id)
                 ends.append((step, waits.approval_end_after_stop(approval)))
+            elif tools.is_card_entry(step):
+                # Submitted; its bank was asked to confirm it: it may be paid.
+                ends.append((step, steps.uncertain(waits.STOPPED_AT_THE_BANK)))
             elif step.payment_id:
                 payment = await self._peers.payments.get(task.owner, step.payment_id)
                 ends.append((step, waits.payment_end_after_stop(payment)))
@@ -147,8 +150,8 @@ class Endings:
         """A card entry whose payment is still RUNNING: settled from its
         claim. False while the entry itself is still under way."""
         assert step.payment_id is not None
-        if step.state == StepState.RUNNING:
-            return False  # its run (or its instance's restart) ends it first
+        if step.state == StepState.RUNNING and step.runner_instance is not None:
+            return False  # in flight: its run (or its instance's restart) ends it first
         payments, owner = self._peers.payments, task.owner
         payment = await payments.get(owner, step.payment_id)
         if payment.state != PaymentState.RUNNING:

@@ -1,6 +1,11 @@
 """G6: a saved login that doesn't get through is not entered again in the
 task; the next try opens the private form instead.
 
+A sign-in is the step that types the login's secret (its password, or a
+code from its TOTP seed): on a two-step sign-in the username goes in on
+one page (a step of its own, harmless to repeat) and the password on the
+next, and that step's check decides for the pair.
+
 "Doesn't get through" is read from every step that entered the login,
 however it ended: its check said no or was unclear, or the entry itself has
 no definite end (UNCERTAIN, or still RUNNING: cut off by Stop, a crash or a
@@ -10,7 +15,8 @@ step enters is recorded when the step starts (Subject), so a step cut off
 before its result still counts.
 """
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from nod_tasks.domain.checks import Check
 from nod_tasks.domain.results import Recorded, Submitted
@@ -38,6 +44,15 @@ def refused_logins(steps: Iterable[StepRecord]) -> set[str]:
         for step in steps
         if step.subject.login_id and step.state not in NOTHING_TYPED and not got_through(step)
     }
+
+
+# The value fields of a saved login that are its secret.
+SECRET_FIELDS = frozenset({"password", "totp_code"})
+
+
+def types_secret(fields: Mapping[str, Any]) -> bool:
+    """Whether an entry placing these value fields signs in (not just the username)."""
+    return bool(SECRET_FIELDS & set(fields))
 
 
 REFUSED = (

@@ -1,10 +1,13 @@
 """A page as the browser service read it (private fields and values shown
-back already masked), and the part of it the model is shown."""
+back already masked), and the part of it the model is shown: a compact
+snapshot in which every element is named by the ref it can act on (a ref
+names its frame: "f2.e7"), with only the attributes that say something."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 MAX_TEXT = 3000
+MAX_HEADINGS = 12
 
 
 @dataclass(frozen=True)
@@ -16,6 +19,18 @@ class PageField:
     value: str = ""
     masked: bool = False
     filled: bool = False
+    # "password", "card_number", "card_expiry", "card_security_code",
+    # "one_time_code" or "entered": what private value it takes, if any.
+    private_kind: str = ""
+    invalid: bool = False
+    required: bool = False
+    checked: bool = False
+    options: tuple[str, ...] = ()
+    # A one-time code split over this many one-character boxes.
+    boxes: int = 0
+    disabled: bool = False
+    frame_id: str = ""
+    in_shadow_root: bool = False
 
 
 @dataclass(frozen=True)
@@ -24,6 +39,12 @@ class PageControl:
     kind: str = ""
     text: str = ""
     href: str = ""
+    disabled: bool = False
+    pressed: str = ""
+    selected: str = ""
+    expanded: str = ""
+    frame_id: str = ""
+    in_shadow_root: bool = False
 
 
 @dataclass(frozen=True)
@@ -31,6 +52,24 @@ class Notice:
     # "error", "success" or "info"
     kind: str
     text: str
+
+
+@dataclass(frozen=True)
+class Frame:
+    frame_id: str
+    url: str = ""
+    origin: str = ""
+    parent_frame_id: str = ""
+    title: str = ""
+
+
+@dataclass(frozen=True)
+class OpenPage:
+    page_id: str
+    url: str = ""
+    title: str = ""
+    current: bool = False
+    opener_page_id: str = ""
 
 
 @dataclass(frozen=True)
@@ -44,6 +83,11 @@ class Page:
     login_form: bool = False
     code_form: bool = False
     payment_form: bool = False
+    frames: tuple[Frame, ...] = ()
+    headings: tuple[str, ...] = ()
+    pages: tuple[OpenPage, ...] = ()
+    sign_out: bool = False
+    overlay: bool = False
 
     @property
     def is_the_sites(self) -> bool:
@@ -59,38 +103,59 @@ class Page:
     def notices_of(self, kind: str) -> list[str]:
         return [notice.text for notice in self.notices if notice.kind == kind]
 
+    def fields_taking(self, *private_kinds: str) -> list[PageField]:
+        return [f for f in self.fields if f.private_kind in private_kinds]
 
-def _shown(item: Any, names: tuple[str, ...]) -> dict[str, Any]:
-    return {name: getattr(item, name) for name in names if getattr(item, name) not in ("", False)}
+
+def _shown(item: Any) -> dict[str, Any]:
+    """An element's attributes that say something (not empty, not false);
+    its frame is in its ref already."""
+    shown = {}
+    for attribute in fields(item):
+        value = getattr(item, attribute.name)
+        if value not in ("", False, 0, ()) and attribute.name != "frame_id":
+            shown[attribute.name] = list(value) if isinstance(value, tuple) else value
+    return shown
 
 
 def for_model(page: Page) -> dict[str, Any]:
     """What the model is shown of a page: trimmed to what helps decide the
-    next step, every element named by the ref it can act on."""
+    next step; frames and other open pages only when there are several."""
     text = page.text
-    return {
+    view: dict[str, Any] = {
         "url": page.url,
         "title": page.title,
+        "headings": list(page.headings[:MAX_HEADINGS]),
         "text": text[:MAX_TEXT] + ("…" if len(text) > MAX_TEXT else ""),
-        "fields": [
-            _shown(f, ("ref", "name", "type", "label", "value", "masked", "filled"))
-            for f in page.fields
-        ],
-        "controls": [_shown(c, ("ref", "kind", "text", "href")) for c in page.controls],
+        "fields": [_shown(f) for f in page.fields],
+        "controls": [_shown(c) for c in page.controls],
         "notices": [{"kind": n.kind, "text": n.text} for n in page.notices],
         "login_form": page.login_form,
         "code_form": page.code_form,
         "payment_form": page.payment_form,
     }
+    if len(page.frames) > 1:
+        view["frames"] = [{"frame_id": f.frame_id, **_shown(f)} for f in page.frames]
+    if len(page.pages) > 1:
+        view["pages"] = [_shown(p) for p in page.pages]
+    if page.sign_out:
+        view["sign_out_shown"] = True
+    if page.overlay:
+        view["overlay_covers_page"] = True
+    return view
 
 
 def from_model_view(view: dict[str, Any]) -> Page:
     """A page back from its stored model view (a step's result)."""
+
+    def tupled(item: dict[str, Any]) -> dict[str, Any]:
+        return {k: tuple(v) if isinstance(v, list) else v for k, v in item.items()}
+
     return Page(
         url=view.get("url", ""),
         title=view.get("title", ""),
         text=view.get("text", ""),
-        fields=tuple(PageField(**f) for f in view.get("fields", [])),
+        fields=tuple(PageField(**tupled(f)) for f in view.get("fields", [])),
         controls=tuple(PageControl(**c) for c in view.get("controls", [])),
         notices=tuple(
             Notice(n.get("kind", ""), n.get("text", "")) for n in view.get("notices", [])
@@ -98,4 +163,9 @@ def from_model_view(view: dict[str, Any]) -> Page:
         login_form=bool(view.get("login_form")),
         code_form=bool(view.get("code_form")),
         payment_form=bool(view.get("payment_form")),
+        frames=tuple(Frame(**f) for f in view.get("frames", [])),
+        headings=tuple(view.get("headings", [])),
+        pages=tuple(OpenPage(**p) for p in view.get("pages", [])),
+        sign_out=bool(view.get("sign_out_shown")),
+        overlay=bool(view.get("overlay_covers_page")),
     )

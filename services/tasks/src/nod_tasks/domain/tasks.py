@@ -87,6 +87,7 @@ class WaitKind(StrEnum):
     PRIVATE_FORM = "private_form"
     ANSWER = "answer"
     CHECK = "check"
+    BANK_CONFIRMATION = "bank_confirmation"
 
 
 class FormKind(StrEnum):

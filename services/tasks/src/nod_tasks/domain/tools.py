@@ -11,6 +11,7 @@ from enum import StrEnum
 from typing import Any
 
 from nod_tasks.domain import steps
+from nod_tasks.domain.logins import types_secret
 from nod_tasks.domain.steps import NO_SUBJECT, StepEnd, StepRecord, Subject, call_key
 from nod_tasks.domain.tasks import FilledForm
 
@@ -76,14 +77,18 @@ class Tool:
 
 
 def _saved_login(arguments: Arguments, forms: Forms) -> Subject:
+    """The saved login it signs in with (G6); the first page of a two-step
+    sign-in, where only the username goes in, signs in with nothing."""
+    if not types_secret(arguments["fields"]):
+        return NO_SUBJECT
     return Subject(login_id=str(arguments["login_id"]))
 
 
 def _form_entry(arguments: Arguments, forms: Forms) -> Subject:
     form_id = str(arguments["form_id"])
     form = forms.get(form_id)
-    picked = form.item_id if form is not None and form.picked_login else None
-    return Subject(form_id=form_id, login_id=picked)
+    picked = form is not None and form.picked_login and types_secret(arguments["fields"])
+    return Subject(form_id=form_id, login_id=form.item_id if form and picked else None)
 
 
 def _payment(arguments: Arguments, forms: Forms) -> Subject:
@@ -101,6 +106,47 @@ TOOLS = [
         "Type ordinary (not private) text into a field. Private fields are refused.",
         {"target": TARGET, "text": {"type": "string"}},
         ("target", "text"),
+    ),
+    Tool(
+        "select_option",
+        "Choose an option of a select, combobox or radio group (by its label as the page"
+        " read lists it).",
+        {"target": TARGET, "option": {"type": "string"}},
+        ("target", "option"),
+    ),
+    Tool(
+        "set_checked",
+        "Check or uncheck a checkbox, radio or switch.",
+        {"target": TARGET, "checked": {"type": "boolean"}},
+        ("target", "checked"),
+    ),
+    # Enter in a form can send it, as a click can.
+    Tool(
+        "press_key",
+        "Press a key (Enter, Escape, Tab, ArrowDown, ...) in a field, or on the page when"
+        " no target is given. Enter in a form sends it.",
+        {"key": {"type": "string"}, "target": TARGET},
+        ("key",),
+        cut_off=MAY,
+    ),
+    Tool(
+        "scroll",
+        "Scroll an element into view, or the page by some screens (negative: up).",
+        {"target": TARGET, "pages": {"type": "integer"}},
+    ),
+    Tool("go_back", "Go back to the previous page (nothing is sent again).", {}),
+    Tool(
+        "wait_for_page",
+        "Wait (at most a few seconds) for the page to finish loading and settle, then read"
+        " it (always allowed).",
+        {},
+    ),
+    Tool(
+        "switch_page",
+        "Turn to another page the site opened (a popup or tab, by its page_id from the"
+        " page read's pages).",
+        {"page_id": {"type": "string"}},
+        ("page_id",),
     ),
     Tool(
         "enter_saved_login",
@@ -194,7 +240,9 @@ TOOLS = [
     Tool("finish", "End the task with a message for the person.", {"message": {"type": "string"}}),
 ]
 BY_NAME = {tool.name: tool for tool in TOOLS}
-ALWAYS_ALLOWED = frozenset({"read_page"})
+# Reading, waiting and scrolling change nothing: repeating them is never a
+# second action.
+ALWAYS_ALLOWED = frozenset({"read_page", "wait_for_page", "scroll"})
 
 
 class BadToolCall(Exception):
@@ -228,6 +276,8 @@ def _is_a(value: Any, spec: dict[str, Any]) -> bool:
         return isinstance(value, str) and (not spec.get("enum") or value in spec["enum"])
     if kind == "integer":
         return isinstance(value, int) and not isinstance(value, bool)
+    if kind == "boolean":
+        return isinstance(value, bool)
     if kind == "object":
         if not isinstance(value, dict):
             return False

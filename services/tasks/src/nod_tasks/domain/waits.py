@@ -1,14 +1,20 @@
 """How a step that waited on another service ends, from what that service
 now says: an app action's approval and its single execution (G7), a
-payment's yes (G8). None while there is no answer yet."""
+payment's yes (G8), a bank's confirmation of a payment nod submitted (the
+shop's page shows the outcome). None while there is no answer yet."""
 
 from nod_tasks.domain import steps
+from nod_tasks.domain.checks import PaymentOutcome
 from nod_tasks.domain.outside import Approval, ApprovalState, ExecutionState, Payment, PaymentState
-from nod_tasks.domain.results import ActionEnded, PaymentConfirmed
+from nod_tasks.domain.pages import Page
+from nod_tasks.domain.results import ActionEnded, Paid, PaymentConfirmed
 from nod_tasks.domain.steps import StepEnd, StepState
 
 STOPPED_WAITING = "the task was stopped before the person answered; nothing was done"
 STOPPED_AFTER_YES = "the task was stopped after the yes: it may have run"
+STOPPED_AT_THE_BANK = "the task was stopped while the bank's confirmation was pending"
+BANK_TOO_LONG = "the shop showed no outcome in time after the bank was asked to confirm"
+PAGE_GONE = "the shop's page was lost while the bank's confirmation was pending"
 
 NOT_DECIDED_YES = {
     ApprovalState.REJECTED: "the person said no; nothing ran",
@@ -65,3 +71,16 @@ def payment_end_after_stop(payment: Payment) -> StepEnd:
     if payment.state == PaymentState.CANCELLED:
         return steps.not_run(STOPPED_WAITING, payment_id=payment.id)
     return payment_end(payment) or steps.uncertain(STOPPED_AFTER_YES, payment_id=payment.id)
+
+
+def bank_confirmation_end(
+    payment_id: str, outcome: PaymentOutcome, page: Page, waited_s: float, limit_s: float
+) -> StepEnd | None:
+    """A payment submitted while the bank asks the person to confirm it: it
+    ends when the shop shows paid or declined; past limit_s without either,
+    it may have gone through (UNCERTAIN: the person checks with the bank)."""
+    if outcome in (PaymentOutcome.PAID, PaymentOutcome.DECLINED):
+        return steps.done(Paid(payment_id, outcome, page))
+    if waited_s > limit_s:
+        return steps.uncertain(BANK_TOO_LONG)
+    return None

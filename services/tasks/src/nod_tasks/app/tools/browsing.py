@@ -1,8 +1,9 @@
-"""navigate, read_page, click, type_text: the task's browser session (one
-isolated context per task), opened on first use. A session that is gone
-(Stop closed it, the browser service restarted) is replaced by a new one
-rather than failing every later call: a navigation goes on in the new one,
-and anything that needed the old page says so."""
+"""The page tools (navigate, read_page, click, type_text, select_option,
+set_checked, press_key, scroll, go_back, wait_for_page, switch_page), in
+the task's browser session (one isolated context per task), opened on first
+use. A session that is gone (Stop closed it, the browser service restarted)
+is replaced by a new one rather than failing every later call: a navigation
+goes on in the new one, and anything that needed the old page says so."""
 
 from collections.abc import Awaitable, Callable
 from urllib.parse import urlsplit
@@ -70,37 +71,101 @@ async def navigate(ctx: StepContext, args: Arguments) -> StepEnd:
 
 async def read_page(ctx: StepContext, args: Arguments) -> StepEnd:
     owner, browser = ctx.owner, ctx.peers.browser
-    try:
-        page = await in_session(ctx, lambda s: browser.read_page(owner, s))
-    except SessionReplaced:
-        return steps.failed(f"{NEW_SESSION}: navigate to the page again")
-    except NodRpcError as error:
-        return page_failed(error, "the page could not be read")
-    return steps.done(PageShown(page))
+    return await _act(
+        ctx, lambda s: browser.read_page(owner, s), failed="the page could not be read"
+    )
 
 
 async def click(ctx: StepContext, args: Arguments) -> StepEnd:
+    # A click can send a form: one that did not finish may have reached the site.
     owner, browser, target = ctx.owner, ctx.peers.browser, str(args["target"])
-    try:
-        page = await in_session(ctx, lambda s: browser.click(owner, s, target))
-    except SessionReplaced:
-        return steps.failed(f"{NEW_SESSION}: nothing was clicked; navigate to the page again")
-    except NodRpcError as error:
-        if error.may_have_happened:
-            # A click can send a form: it may have reached the site.
-            return steps.uncertain(f"the click did not finish ({error.message})")
-        return page_failed(error, "nothing was clicked")
-    return steps.done(PageShown(page))
+    return await _act(
+        ctx,
+        lambda s: browser.click(owner, s, target),
+        failed="nothing was clicked",
+        may_reach_site=True,
+    )
 
 
 async def type_text(ctx: StepContext, args: Arguments) -> StepEnd:
+    # Typing stays in the page until something sends it.
     owner, browser = ctx.owner, ctx.peers.browser
     target, text = str(args["target"]), str(args["text"])
+    return await _act(
+        ctx, lambda s: browser.type_text(owner, s, target, text), failed="nothing was typed"
+    )
+
+
+async def _act(
+    ctx: StepContext,
+    act: Callable[[str], Awaitable[Page]],
+    *,
+    failed: str,
+    may_reach_site: bool = False,
+) -> StepEnd:
+    """One action on the task's page, ended as what it could have done."""
     try:
-        page = await in_session(ctx, lambda s: browser.type_text(owner, s, target, text))
+        page = await in_session(ctx, act)
     except SessionReplaced:
-        return steps.failed(f"{NEW_SESSION}: nothing was typed; navigate to the page again")
+        return steps.failed(f"{NEW_SESSION}: {failed}; navigate to the page again")
     except NodRpcError as error:
-        # Typing stays in the page until something sends it.
-        return page_failed(error, "nothing was typed")
+        if may_reach_site and error.may_have_happened:
+            return steps.uncertain(f"it did not finish ({error.message})")
+        return page_failed(error, failed)
     return steps.done(PageShown(page))
+
+
+async def select_option(ctx: StepContext, args: Arguments) -> StepEnd:
+    owner, browser = ctx.owner, ctx.peers.browser
+    target, option = str(args["target"]), str(args["option"])
+    return await _act(
+        ctx, lambda s: browser.select_option(owner, s, target, option), failed="nothing was chosen"
+    )
+
+
+async def set_checked(ctx: StepContext, args: Arguments) -> StepEnd:
+    owner, browser = ctx.owner, ctx.peers.browser
+    target, checked = str(args["target"]), bool(args["checked"])
+    return await _act(
+        ctx, lambda s: browser.set_checked(owner, s, target, checked), failed="nothing changed"
+    )
+
+
+async def press_key(ctx: StepContext, args: Arguments) -> StepEnd:
+    owner, browser = ctx.owner, ctx.peers.browser
+    target, key = str(args.get("target", "")), str(args["key"])
+    return await _act(
+        ctx,
+        lambda s: browser.press_key(owner, s, target, key),
+        failed="no key was pressed",
+        may_reach_site=True,
+    )
+
+
+async def scroll(ctx: StepContext, args: Arguments) -> StepEnd:
+    owner, browser = ctx.owner, ctx.peers.browser
+    target, pages = str(args.get("target", "")), int(args.get("pages", 1))
+    return await _act(
+        ctx, lambda s: browser.scroll(owner, s, target, pages), failed="nothing was scrolled"
+    )
+
+
+async def go_back(ctx: StepContext, args: Arguments) -> StepEnd:
+    owner, browser = ctx.owner, ctx.peers.browser
+    return await _act(ctx, lambda s: browser.go_back(owner, s), failed="the page did not go back")
+
+
+async def wait_for_page(ctx: StepContext, args: Arguments) -> StepEnd:
+    owner, browser = ctx.owner, ctx.peers.browser
+    return await _act(
+        ctx,
+        lambda s: browser.read_page(owner, s, settle=True),
+        failed="the page could not be read",
+    )
+
+
+async def switch_page(ctx: StepContext, args: Arguments) -> StepEnd:
+    owner, browser, page_id = ctx.owner, ctx.peers.browser, str(args["page_id"])
+    return await _act(
+        ctx, lambda s: browser.switch_page(owner, s, page_id), failed="no other page was shown"
+    )

@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 from nod_tasks.app.tools.base import Arguments, Outcome, StepContext, WaitFor
 from nod_tasks.app.tools.entering import EntryMade, enter, record_check
 from nod_tasks.domain import logins, steps
-from nod_tasks.domain.checks import Check, check_code, check_login
+from nod_tasks.domain.checks import Check, check_code, check_login, check_username_step
 from nod_tasks.domain.outside import Entry, EntryKind
 from nod_tasks.domain.results import OpenedForm, Submitted, page_of
 from nod_tasks.domain.tasks import FormKind, Wait, WaitKind
@@ -55,10 +55,11 @@ async def enter_saved_login(ctx: StepContext, args: Arguments) -> Outcome:
     made = await enter(ctx, _entry(ctx, EntryKind.SAVED_LOGIN, login_id, args))
     if not isinstance(made, EntryMade):
         return made
-    check = check_login(made.page)
+    signs_in = logins.types_secret(args["fields"])
+    check = check_login(made.page) if signs_in else check_username_step(made.page)
     await record_check(ctx, made.claim.id, check)
     opened = None
-    if check != Check.WORKED:
+    if signs_in and check != Check.WORKED:
         # G6: it is not entered again in this task; the person is asked instead.
         why = (
             f"The saved login “{login.label}” did not get through."
@@ -96,8 +97,12 @@ async def enter_from_private_form(ctx: StepContext, args: Arguments) -> Outcome:
     made = await enter(ctx, _entry(ctx, kind, form.item_id, args))
     if not isinstance(made, EntryMade):
         return made
-    is_code = form.kind == FormKind.ONE_TIME_CODE
-    check = check_code(made.page) if is_code else check_login(made.page)
+    if form.kind == FormKind.ONE_TIME_CODE:
+        check = check_code(made.page)
+    elif logins.types_secret(args["fields"]):
+        check = check_login(made.page)
+    else:
+        check = check_username_step(made.page)
     await record_check(ctx, made.claim.id, check)
     login_id = form.item_id if form.picked_login else ""
     result = Submitted(check, made.claim.id, made.page, login_id=login_id)

@@ -8,8 +8,8 @@ service when the task's end is told (app/endings.py)."""
 from nod_tasks.app.tools.base import Arguments, Outcome, StepContext, WaitFor
 from nod_tasks.app.tools.entering import EntryMade, enter
 from nod_tasks.domain import steps
-from nod_tasks.domain.checks import payment_outcome
-from nod_tasks.domain.outside import Entry, EntryKind, PaymentRequest
+from nod_tasks.domain.checks import PaymentOutcome, asks_bank_confirmation, payment_outcome
+from nod_tasks.domain.outside import Entry, EntryKind, Payment, PaymentRequest
 from nod_tasks.domain.results import Paid
 from nod_tasks.domain.steps import StepEnd
 from nod_tasks.domain.tasks import FormKind, Wait, WaitKind
@@ -41,6 +41,14 @@ async def request_payment(ctx: StepContext, args: Arguments) -> Outcome:
     return WaitFor(wait, payment_id=payment.id)
 
 
+def bank_confirmation(ctx: StepContext, payment: Payment) -> Wait:
+    prompt = (
+        f"{payment.prompt}. Your bank asks you to confirm this payment (3-D Secure), in its"
+        " app or on the page it shows. nod waits for the shop to show the outcome."
+    )
+    return Wait(WaitKind.BANK_CONFIRMATION, payment.id, prompt=prompt, step=ctx.step.number)
+
+
 async def pay(ctx: StepContext, args: Arguments) -> Outcome:
     payment_id = str(args["payment_id"])
     companion = ""
@@ -67,11 +75,14 @@ async def pay(ctx: StepContext, args: Arguments) -> Outcome:
         operation_id,
         companion_entry_id=companion,
     )
-    return await _record(ctx, payment_id, await enter(ctx, entry))
+    return await _record(ctx, payment, await enter(ctx, entry))
 
 
-async def _record(ctx: StepContext, payment_id: str, made: EntryMade | StepEnd) -> StepEnd:
-    """The card entry's end, then the outcome read from the page, on the payment."""
+async def _record(ctx: StepContext, payment: Payment, made: EntryMade | StepEnd) -> Outcome:
+    """The card entry's end, then the outcome read from the page, on the
+    payment; or, when the bank asks the person to confirm it, a wait for
+    the shop to show the outcome (nothing is pressed again)."""
+    payment_id = payment.id
     payments = ctx.peers.payments
     try:
         if not isinstance(made, EntryMade):
@@ -80,6 +91,8 @@ async def _record(ctx: StepContext, payment_id: str, made: EntryMade | StepEnd) 
             return steps.uncertain(made.reason, claim_id=made.claim_id)
         await payments.record_submitted(ctx.owner, payment_id, made.claim.id)
         outcome = payment_outcome(made.page)
+        if outcome == PaymentOutcome.UNKNOWN and asks_bank_confirmation(made.page):
+            return WaitFor(bank_confirmation(ctx, payment), payment_id=payment_id)
         await payments.record_outcome(ctx.owner, payment_id, outcome)
     except NodRpcError as error:
         return steps.uncertain(f"the payment's end was not recorded ({error.code.name})")
