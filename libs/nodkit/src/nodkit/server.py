@@ -1,6 +1,11 @@
 """The gRPC server under every nod service: the interceptor chain, health and
 reflection, listening with health NOT_SERVING until told otherwise.
-nodkit.service drives it; nothing else creates a server."""
+nodkit.service drives it; nothing else creates a server.
+
+With NOD_HEALTH_LISTEN set, a second, plaintext listener answers
+grpc.health.v1 only, from the same health servicer: the kubelet's native
+gRPC probe speaks no TLS, so it can't ask the main port once TLS is on.
+Health reveals no data and takes no token, so nothing else is exposed."""
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -38,6 +43,9 @@ class Listening:
     health: Any  # grpc_health's aio HealthServicer
     readiness: Readiness
     names: Sequence[str]
+    # The plaintext health-only listener (NOD_HEALTH_LISTEN), if any.
+    health_server: grpc.aio.Server | None = None
+    health_port: int | None = None
 
     async def set_health(self, serving: bool) -> None:
         for name in ("", *self.names):
@@ -52,6 +60,8 @@ class Listening:
         await self.health.enter_graceful_shutdown()
         self.readiness.ready = False
         await self.server.stop(grace)
+        if self.health_server is not None:
+            await self.health_server.stop(0)
 
 
 async def create_server(
@@ -83,4 +93,23 @@ async def create_server(
     await listening.set_serving(False)
     await server.start()
     log.info("server.listening", service=name, address=listen, port=port)
+    if settings.health_listen:
+        try:
+            listening.health_server, listening.health_port = await _serve_health_only(
+                health_servicer, settings.health_listen
+            )
+        except BaseException:
+            await server.stop(0)
+            raise
+        log.info("server.health_listening", service=name, address=settings.health_listen)
     return listening
+
+
+async def _serve_health_only(health_servicer: Any, listen: str) -> tuple[grpc.aio.Server, int]:
+    server = grpc.aio.server(options=SERVER_OPTIONS)
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    port = server.add_insecure_port(listen)
+    if port == 0:
+        raise RuntimeError(f"could not listen on {listen} for health")
+    await server.start()
+    return server, port

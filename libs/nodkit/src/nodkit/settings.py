@@ -99,6 +99,9 @@ class ServiceSettings(BaseSettings):
 
     # Where this service listens (NOD_<SERVICE>_LISTEN); each service sets its port.
     listen: str = "0.0.0.0:0"
+    # A second, plaintext listener answering grpc.health.v1 only (unset: none),
+    # for probes that speak no TLS, such as the kubelet's native gRPC probe.
+    health_listen: str | None = Field(None, validation_alias=shared("health_listen"))
     database_url: str = Field(
         "postgresql+psycopg://postgres@127.0.0.1:5432/nod", validation_alias=shared("database_url")
     )
