@@ -5,6 +5,8 @@ PY := $(VENV)/bin/python
 UV := $(VENV)/bin/uv
 STAMP := $(VENV)/.installed
 PROJECTS := $(wildcard pyproject.toml gen/python/pyproject.toml libs/*/pyproject.toml services/*/pyproject.toml demo/pyproject.toml gateway/pyproject.toml)
+# Every package but the workspace root, each checked by deptry on its own.
+PACKAGES := $(patsubst %/pyproject.toml,%,$(filter-out pyproject.toml,$(PROJECTS)))
 # uv never fetches a Python of its own, and copies files out of its cache
 # (the cache and the checkout may be on different file systems).
 export UV_PYTHON_DOWNLOADS := never
@@ -48,6 +50,8 @@ lint: setup check-gen
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
 	$(UV) lock --check
+	# Each package declares exactly what it imports ([tool.deptry] in its pyproject).
+	for package in $(PACKAGES); do (cd $$package && NO_COLOR=1 $(abspath $(VENV))/bin/deptry --no-ansi .) || exit 1; done
 
 bench: setup
 	$(PY) bench/claims_bench.py
