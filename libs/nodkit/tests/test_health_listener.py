@@ -7,6 +7,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
+from nodkit.server import LIVENESS
 from nodkit.service import Service, start
 from nodkit.settings import ServiceSettings
 
@@ -14,10 +15,10 @@ SERVING = health_pb2.HealthCheckResponse.SERVING
 NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
 
 
-async def health_at(port: int) -> int:
+async def health_at(port: int, service: str = "") -> int:
     async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
         stub = health_pb2_grpc.HealthStub(channel)
-        reply = await stub.Check(health_pb2.HealthCheckRequest(), timeout=2)
+        reply = await stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=2)
         return reply.status
 
 
@@ -41,6 +42,8 @@ async def test_the_health_port_answers_like_the_main_port_and_nothing_else():
             assert refused.value.code() == grpc.StatusCode.UNIMPLEMENTED
         await running.listening.set_health(False)
         assert await health_at(health_port) == NOT_SERVING
+        # Not ready (the database is down), yet alive: no restart wanted.
+        assert await health_at(health_port, LIVENESS) == SERVING
     finally:
         await running.stop(0)
     with pytest.raises(grpc.aio.AioRpcError):

@@ -5,7 +5,12 @@ nodkit.service drives it; nothing else creates a server.
 With NOD_HEALTH_LISTEN set, a second, plaintext listener answers
 grpc.health.v1 only, from the same health servicer: the kubelet's native
 gRPC probe speaks no TLS, so it can't ask the main port once TLS is on.
-Health reveals no data and takes no token, so nothing else is exposed."""
+Health reveals no data and takes no token, so nothing else is exposed.
+
+Health's "" and each gRPC service's name say whether calls are let in
+(readiness). LIVENESS says only that the process answers: SERVING from the
+first moment until shutdown, so a liveness probe doesn't restart a service
+that waits for its migrations or its database (it would wait again)."""
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -31,6 +36,7 @@ SERVER_OPTIONS = [
 ]
 SERVING = health_pb2.HealthCheckResponse.SERVING
 NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
+LIVENESS = "liveness"
 
 # (full service name, generated add_*_to_server, servicer)
 Registration = tuple[str, Callable[[Any, grpc.aio.Server], None], object]
@@ -90,6 +96,7 @@ async def create_server(
     if port == 0:
         raise RuntimeError(f"could not listen on {listen}")
     listening = Listening(server, port, health_servicer, readiness, names)
+    await health_servicer.set(LIVENESS, SERVING)
     await listening.set_serving(False)
     await server.start()
     log.info("server.listening", service=name, address=listen, port=port)
