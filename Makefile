@@ -52,6 +52,9 @@ lint: setup check-gen
 	$(UV) lock --check
 	# Each package declares exactly what it imports ([tool.deptry] in its pyproject).
 	for package in $(PACKAGES); do (cd $$package && NO_COLOR=1 $(abspath $(VENV))/bin/deptry --no-ansi .) || exit 1; done
+	# The Dockerfiles (hadolint, one pattern) and the Kubernetes manifests as
+	# rendered (Kubernetes schemas, checkov).
+	$(PY) -m scripts.nodeploy.check
 
 bench: setup
 	$(PY) bench/claims_bench.py
