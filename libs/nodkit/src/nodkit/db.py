@@ -1,6 +1,6 @@
 """Async SQLAlchemy 2 on psycopg 3, one PostgreSQL schema per service.
 
-No database call may wait forever (STYLE.md 4), even when the server stops
+No database call may wait forever, even when the server stops
 answering without closing anything (a frozen server: the kernel still
 acknowledges every packet, so no TCP timeout fires):
 - the server ends a statement past its statement timeout, a lock wait past
