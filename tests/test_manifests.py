@@ -112,6 +112,8 @@ def stop_budget_s(pod: Pod, env: dict[str, str]) -> float:
     return budget
 
 
+# The first test to need them builds every service's venv (tests/wheelhouse.py).
+@pytest.mark.timeout(900)
 @pytest.mark.parametrize("kustomization", list(KUSTOMIZATIONS))
 async def test_every_pod_starts_as_its_manifest_says_and_passes_its_probes(
     kustomization, wheelhouse, tmp_path

@@ -18,6 +18,8 @@ from nodtest.processes import free_port
 from .wheelhouse import Installed, outside_the_checkout, run_once, start
 
 DATABASE_SERVICES = ["claims", "approvals", "payments", "tasks"]
+# A test may be the first to build its service's wheels and venv.
+pytestmark = pytest.mark.timeout(600)
 
 
 @pytest.fixture
