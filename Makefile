@@ -12,7 +12,7 @@ PACKAGES := $(patsubst %/pyproject.toml,%,$(filter-out pyproject.toml,$(PROJECTS
 export UV_PYTHON_DOWNLOADS := never
 export UV_LINK_MODE := copy
 
-.PHONY: setup run test lint bench gen check-gen lock clean
+.PHONY: setup run test lint bench gen check-gen lock clean images
 
 setup: $(STAMP)
 
@@ -55,6 +55,16 @@ lint: setup check-gen
 	# The Dockerfiles (hadolint, one pattern) and the Kubernetes manifests as
 	# rendered (Kubernetes schemas, checkov).
 	$(PY) -m scripts.nodeploy.check
+
+# One image per service and the gateway (docs/DEPLOYING.md), from the
+# repository root: make images CONTAINER=podman IMAGE_PREFIX=registry.example/
+CONTAINER ?= docker
+IMAGE_PREFIX ?=
+IMAGE_TAG ?= 0.1.0
+images:
+	for svc in claims approvals payments browser tasks gateway; do \
+	  $(CONTAINER) build --file deploy/docker/$$svc.Dockerfile --tag $(IMAGE_PREFIX)nod-$$svc:$(IMAGE_TAG) . || exit 1; \
+	done
 
 bench: setup
 	$(PY) bench/claims_bench.py
