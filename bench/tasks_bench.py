@@ -174,7 +174,6 @@ async def main() -> None:
             "NOD_BROWSER_ADDR": browser_addr,
             "NOD_MODEL_URL": model_url,
             "NOD_TASKS_MAX_STEPS_PER_RUN": str(STEPS + 10),
-            "NOD_TASKS_POLL_S": "0.01",
         }
         for name in ("claims", "approvals", "tasks"):
             listen = {

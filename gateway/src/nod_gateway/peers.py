@@ -2,26 +2,26 @@
 
 `nod.tasks.GetTask(request)` calls the tasks service with the gateway's own
 token, the person in `x-nod-user`, this request's id and a deadline. Reads
-(Get*, List*) are retried by the channel's service config when the peer is
-briefly unavailable; a call that changes something never is. Any failure
-arrives as ServiceCallFailed, which knows whether the change may have
-happened (web/errors.py says so to the person)."""
+(the methods each proto marks side-effect free) are retried by the channel's
+service config when the peer is briefly unavailable; a call that changes
+something never is. Any failure arrives as ServiceCallFailed, which knows
+whether the change may have happened (web/errors.py says so to the person)."""
 
 import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
+from google.protobuf.descriptor import ServiceDescriptor
 
-from nod.approvals.v1 import approvals_pb2_grpc
-from nod.claims.v1 import claims_pb2_grpc
-from nod.payments.v1 import payments_pb2_grpc
-from nod.tasks.v1 import tasks_pb2_grpc
+from nod.approvals.v1 import approvals_pb2, approvals_pb2_grpc
+from nod.claims.v1 import claims_pb2, claims_pb2_grpc
+from nod.payments.v1 import payments_pb2, payments_pb2_grpc
+from nod.tasks.v1 import tasks_pb2, tasks_pb2_grpc
 from nod_gateway.settings import GatewaySettings
 from nodkit import context
-from nodkit.client import NodRpcError, call_metadata, open_channel, read_only_retry_config
-
-READS = ("Get", "List", "Watch")
+from nodkit.client import NodRpcError, call_metadata, open_channel
+from nodkit.peers import changes_state, retry_reads_config
 
 # How each peer is named to the person when it can't be reached.
 LABELS = {
@@ -31,16 +31,34 @@ LABELS = {
     "payments": "the payments service",
 }
 
-_GRPC_SERVICES = {
-    "tasks": ["nod.tasks.v1.TasksService"],
-    "claims": ["nod.claims.v1.ClaimsService", "nod.claims.v1.VaultService"],
-    "approvals": ["nod.approvals.v1.ApprovalsService"],
-    "payments": ["nod.payments.v1.PaymentsService"],
+# Each stub's gRPC service, and the peer (channel) it is reached through.
+_STUBS: dict[str, tuple[ServiceDescriptor, type, str]] = {
+    "tasks": (
+        tasks_pb2.DESCRIPTOR.services_by_name["TasksService"],
+        tasks_pb2_grpc.TasksServiceStub,
+        "tasks",
+    ),
+    "claims": (
+        claims_pb2.DESCRIPTOR.services_by_name["ClaimsService"],
+        claims_pb2_grpc.ClaimsServiceStub,
+        "claims",
+    ),
+    "vault": (
+        claims_pb2.DESCRIPTOR.services_by_name["VaultService"],
+        claims_pb2_grpc.VaultServiceStub,
+        "claims",
+    ),
+    "approvals": (
+        approvals_pb2.DESCRIPTOR.services_by_name["ApprovalsService"],
+        approvals_pb2_grpc.ApprovalsServiceStub,
+        "approvals",
+    ),
+    "payments": (
+        payments_pb2.DESCRIPTOR.services_by_name["PaymentsService"],
+        payments_pb2_grpc.PaymentsServiceStub,
+        "payments",
+    ),
 }
-_READ_METHODS = [
-    "GetTask", "ListTasks", "ListTaskEvents", "GetClaim", "ListClaims", "ListItems",
-    "GetApproval", "ListApprovals", "ListAccounts", "GetPayment", "ListPayments",
-]  # fmt: skip
 
 
 class ServiceCallFailed(Exception):
@@ -70,16 +88,15 @@ class Peers:
         }
         self.channels = {
             name: open_channel(
-                address, service_config=read_only_retry_config(_GRPC_SERVICES[name], _READ_METHODS)
+                address,
+                service_config=retry_reads_config(
+                    [descriptor for descriptor, _, peer in _STUBS.values() if peer == name]
+                ),
             )
             for name, address in addresses.items()
         }
         self.stubs: dict[str, Any] = {
-            "tasks": tasks_pb2_grpc.TasksServiceStub(self.channels["tasks"]),
-            "claims": claims_pb2_grpc.ClaimsServiceStub(self.channels["claims"]),
-            "vault": claims_pb2_grpc.VaultServiceStub(self.channels["claims"]),
-            "approvals": approvals_pb2_grpc.ApprovalsServiceStub(self.channels["approvals"]),
-            "payments": payments_pb2_grpc.PaymentsServiceStub(self.channels["payments"]),
+            name: stub(self.channels[peer]) for name, (_, stub, peer) in _STUBS.items()
         }
 
     def for_person(self, person: str) -> "Nod":
@@ -94,11 +111,11 @@ class _Service:
     def __init__(self, nod: "Nod", stub_name: str) -> None:
         self._nod = nod
         self._stub = nod.peers.stubs[stub_name]
-        self._service = "claims" if stub_name == "vault" else stub_name
+        self._descriptor, _, self._service = _STUBS[stub_name]
 
     def __getattr__(self, method: str):
         rpc = getattr(self._stub, method)
-        changes = not method.startswith(READS)
+        changes = changes_state(self._descriptor, method)
         nod = self._nod
 
         async def call(request: Any) -> Any:

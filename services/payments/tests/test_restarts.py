@@ -7,7 +7,7 @@ from contextlib import AsyncExitStack
 
 from nod.payments.v1 import payments_pb2 as pb
 from nod.payments.v1 import payments_pb2_grpc
-from nod_payments.recovery import LEASE_EXPIRED, RESTARTED
+from nod_payments.recovery import LEASE_EXPIRED, RESTARTED, TOO_LONG
 from nodkit.client import open_channel
 from nodtest.processes import run_migrate
 
@@ -89,3 +89,25 @@ async def test_replicas_touch_only_their_own_or_dead_instances_payments(
             "uncertain",
             f"sweeper:{a}",
         )
+
+
+async def test_no_payment_stays_running_past_its_limit_even_on_a_live_instance(
+    payments_processes, payments_engine, as_person
+):
+    """The caller entering the card was cut off and never came back (its
+    own clean-up lost): the payment still gets a definite end."""
+    name = instance("limit")
+    async with AsyncExitStack() as stack:
+        _, address = await payments_processes(name, sweep_interval_s=0.2, max_running_s=1)
+        stub = await stub_for(stack, address)
+        running = await running_payment(stub, as_person)
+        waiting = await confirmed_payment(stub, as_person)
+
+        after = await wait_for_state(stub, as_person, running.id, pb.PAYMENT_STATE_UNCERTAIN)
+        assert after.reason == TOO_LONG
+        assert (await transitions(payments_engine, running.id))[-1] == (
+            "running",
+            "uncertain",
+            f"sweeper:{name}",
+        )
+        assert await get_payment(stub, as_person, waiting.id) == waiting

@@ -11,7 +11,7 @@ from nod_tasks.settings import TasksSettings
 from nod_tasks.wiring import build
 from nodkit import service
 from nodkit.client import open_channel
-from nodtest.processes import Peer
+from nodtest.processes import Peer, ServiceProcess, free_port, wait_until_serving
 
 from .model_server import ModelServer
 from .support import Peers, Person, seed_person
@@ -49,7 +49,7 @@ def tasks_settings(database_url, service_token, peers: Peers, **overrides) -> Ta
         "approvals_addr": peers.approvals.address,
         "payments_addr": peers.payments.address,
         "browser_addr": peers.browser.address,
-        "poll_s": 0.05,
+        "outside_waits_poll_s": 0.05,
         "watch_poll_s": 0.05,
         "model_timeout_s": 5.0,
         **overrides,
@@ -105,3 +105,33 @@ async def webhook_app():
     state.url = url
     yield state
     await runner.cleanup()
+
+
+@pytest.fixture
+def tasks_process(tasks_migrated, service_env, peers, model_server, tmp_path):
+    """start(instance_id, **settings) -> (process, stub) of `python -m nod_tasks serve`."""
+    made = []
+
+    async def start(instance_id: str, address: str | None = None, **settings):
+        address = address or f"127.0.0.1:{free_port()}"
+        env = {
+            **service_env,
+            "NOD_INSTANCE_ID": instance_id,
+            "NOD_TASKS_LISTEN": address,
+            "NOD_CLAIMS_ADDR": peers.claims.address,
+            "NOD_APPROVALS_ADDR": peers.approvals.address,
+            "NOD_PAYMENTS_ADDR": peers.payments.address,
+            "NOD_BROWSER_ADDR": peers.browser.address,
+            "NOD_MODEL_URL": model_server.url,
+            "NOD_TASKS_OUTSIDE_WAITS_POLL_S": "0.05",
+            **{f"NOD_TASKS_{k.upper()}": str(v) for k, v in settings.items()},
+        }
+        process = ServiceProcess("nod_tasks", env, tmp_path / f"{instance_id}.log")
+        process.start()
+        made.append(process)
+        await wait_until_serving(address)
+        return process, tasks_pb2_grpc.TasksServiceStub(open_channel(address)), address
+
+    yield start
+    for process in made:
+        process.stop()

@@ -12,7 +12,7 @@ from typing import Any
 from aiohttp import web
 
 from nod_tasks.adapters.models.scripted import ScriptedPlanner
-from nod_tasks.domain.model import ModelRequest, TaskContext
+from nod_tasks.domain.model import Message, ModelRequest, TaskContext
 
 # An answer: (status, headers, body as JSON), or a coroutine that makes one.
 Answer = tuple[int, dict[str, str], dict[str, Any]]
@@ -61,9 +61,8 @@ class ModelServer:
 
         async def answer(body: dict[str, Any]) -> Answer:
             words = next(m["content"] for m in body["messages"] if m["role"] == "user")
-            request = ModelRequest(
-                body["messages"], body.get("tools", []), replace(context, text=words)
-            )
+            messages = tuple(Message.of(m) for m in body["messages"])
+            request = ModelRequest(messages, body.get("tools", []), replace(context, text=words))
             reply = await planner.complete(request)
             if not reply.tool_calls:
                 return text(reply.text)

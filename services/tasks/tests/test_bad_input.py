@@ -131,10 +131,9 @@ async def test_another_persons_task_is_not_found(
         stub.GetTask(pb.GetTaskRequest(task_id=task.id), metadata=other),
         stub.Continue(pb.ContinueRequest(task_id=task.id, text="go"), metadata=other),
         stub.ListTaskEvents(pb.ListTaskEventsRequest(task_id=task.id), metadata=other),
+        stub.Stop(pb.StopRequest(task_id=task.id), metadata=other),
     ):
         await expect_error(call, grpc.StatusCode.NOT_FOUND, reason="TASK_NOT_FOUND")
-    stopped = await stub.Stop(pb.StopRequest(task_id=task.id), metadata=other)
-    assert list(stopped.tasks) == []
     listed = await stub.ListTasks(pb.ListTasksRequest(), metadata=other)
     assert list(listed.tasks) == []
     mine = (await stub.GetTask(pb.GetTaskRequest(task_id=task.id), metadata=as_person)).task

@@ -5,47 +5,12 @@ two replicas, killing one leaves the other's tasks running."""
 
 import asyncio
 
-import pytest
-
 from nod.tasks.v1 import tasks_pb2 as pb
-from nod.tasks.v1 import tasks_pb2_grpc
 from nod_tasks.adapters.models.scripted import DEMO_TASKS
-from nodkit.client import open_channel
 from nodtest.demo import shop_count, shop_wait_for_count
-from nodtest.processes import ServiceProcess, free_port, wait_until_serving
 
 from .model_server import text
 from .support import begin, ended, steps_of, wait_for
-
-
-@pytest.fixture
-def tasks_process(tasks_migrated, service_env, peers, model_server, tmp_path):
-    """start(instance_id, **settings) -> (process, stub) of `python -m nod_tasks serve`."""
-    made = []
-
-    async def start(instance_id: str, address: str | None = None, **settings):
-        address = address or f"127.0.0.1:{free_port()}"
-        env = {
-            **service_env,
-            "NOD_INSTANCE_ID": instance_id,
-            "NOD_TASKS_LISTEN": address,
-            "NOD_CLAIMS_ADDR": peers.claims.address,
-            "NOD_APPROVALS_ADDR": peers.approvals.address,
-            "NOD_PAYMENTS_ADDR": peers.payments.address,
-            "NOD_BROWSER_ADDR": peers.browser.address,
-            "NOD_MODEL_URL": model_server.url,
-            "NOD_TASKS_POLL_S": "0.05",
-            **{f"NOD_TASKS_{k.upper()}": str(v) for k, v in settings.items()},
-        }
-        process = ServiceProcess("nod_tasks", env, tmp_path / f"{instance_id}.log")
-        process.start()
-        made.append(process)
-        await wait_until_serving(address)
-        return process, tasks_pb2_grpc.TasksServiceStub(open_channel(address)), address
-
-    yield start
-    for process in made:
-        process.stop()
 
 
 async def entry_running(stub, meta, task_id):

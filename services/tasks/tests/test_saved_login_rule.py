@@ -11,6 +11,7 @@ from nodtest.demo import SHOP_TOTP_USERNAME, shop_count
 from nodtest.rpc import expect_error
 
 from .model_server import tool_call
+from .stock_sign_in import StockSignIn
 from .support import begin, ended, steps_of, type_into_form, wait_for, waiting
 
 LOGIN_FIELDS = {"username": "#username", "password": "#password"}
@@ -112,3 +113,48 @@ async def test_a_refused_login_can_not_be_picked_in_the_form(
     still = await wait_for(stub, demo_person.meta, task.id, waiting(pb.WAIT_KIND_PRIVATE_FORM))
     assert still.wait.id == form.wait.id
     assert shop_count(shop_site, "login") == 1
+
+
+async def test_a_wrong_password_on_a_page_still_loading_is_not_judged_to_have_worked(
+    tasks_with, model_server, demo_person
+):
+    """The next page loads a script in its head: read before it has
+    loaded, it shows only its title, which must never count as signed in.
+    The check waits for it to settle and reads the site's refusal."""
+    site = await StockSignIn().start()
+    try:
+        wrong = await demo_person.vault.PutItem(
+            claims.PutItemRequest(
+                item=claims.VaultItem(
+                    kind=claims.ENTRY_KIND_SAVED_LOGIN,
+                    label="Stock site",
+                    origin=site.url,
+                    fields={"username": "ada@example.com", "password": "an-old-password"},
+                )
+            ),
+            metadata=demo_person.meta,
+        )
+        entry = {
+            "login_id": wrong.item.id,
+            "fields": {"username": "input[name=email]", "password": "input[name=password]"},
+            "submit": "form button",
+        }
+        model_server.script = [
+            tool_call("navigate", {"url": f"{site.url}/login"}),
+            tool_call("enter_saved_login", entry),
+        ]
+        stub = await tasks_with(model_url=model_server.url)
+        task = await begin(stub, demo_person, "Sign in to the stock site")
+
+        form = await wait_for(stub, demo_person.meta, task.id, waiting(pb.WAIT_KIND_PRIVATE_FORM))
+        assert form.wait.form_kind == pb.FORM_KIND_LOGIN
+        entered = (await steps_of(stub, demo_person.meta, task.id))[1]
+        assert '"check": "did_not_work"' in entered.result
+        assert "Incorrect email or password" in entered.result
+        claim = await demo_person.claims.GetClaim(
+            claims.GetClaimRequest(claim_id=entered.claim_id), metadata=demo_person.meta
+        )
+        assert claim.claim.check == claims.CHECK_RESULT_DID_NOT_WORK
+        assert site.sign_ins == 1
+    finally:
+        await site.close()

@@ -81,8 +81,8 @@ async def test_a_stop_payments_did_not_hear_is_finished_from_what_it_says_once_i
     await asyncio.sleep(1.5)
     proposal = await _proposal(stub, meta, unheard.task_id)
     assert (proposal.state, proposal.approval_id) == (pb.STEP_STATE_RUNNING, unheard.approval_id)
-    pending = [line for line in log_tee.lines if "stop.cleanup_pending" in line]
-    assert any(unheard.task_id in line and "CancelForTask" in line for line in pending)
+    pending = [line for line in log_tee.lines if "endings.pending" in line]
+    assert any(unheard.task_id in line and '"payments"' in line for line in pending)
 
     unheard.to_payments.thaw()
     proposal = await _ended_proposal(stub, meta, unheard.task_id)

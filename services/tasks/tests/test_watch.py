@@ -35,7 +35,7 @@ async def test_a_watch_hears_the_events_another_instance_writes_as_they_are_writ
 ):
     model_server.script = [thinking(1.0, "Hello from the model")]
     # The watched instance never looks on its own and never runs a task.
-    watched = await tasks_with(watch_poll_s=NO_LOOKS_S, poll_s=3600, model_url=model_server.url)
+    watched = await tasks_with(watch_poll_s=NO_LOOKS_S, max_running=0, model_url=model_server.url)
     await tasks_with(model_url=model_server.url, instance_id="tasks-runner")
     task = await start(watched, as_person, "Say hello")
 
@@ -51,7 +51,7 @@ async def test_a_watch_whose_listening_connection_was_cut_listens_again_and_look
     tasks_with, model_server, as_person, db, log_tee
 ):
     model_server.script = [thinking(3.0, "Still here")]
-    watched = await tasks_with(watch_poll_s=NO_LOOKS_S, poll_s=3600, model_url=model_server.url)
+    watched = await tasks_with(watch_poll_s=NO_LOOKS_S, max_running=0, model_url=model_server.url)
     await tasks_with(model_url=model_server.url, instance_id="tasks-runner")
     task = await start(watched, as_person, "Say something")
     watching = asyncio.ensure_future(watch_to_the_end(watched, as_person, task.id))

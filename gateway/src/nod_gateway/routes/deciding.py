@@ -62,9 +62,12 @@ def already_decided(approval: approvals.Approval) -> str:
 
 
 async def task_stopped(nod: Nod, task_id: str) -> str:
-    """A yes to an action or a payment of a stopped task does nothing (G11),
-    even if approvals or payments has not heard of the Stop yet (it was
-    down, and the tasks service's retry hasn't reached it)."""
+    """A yes to an action or a payment of a stopped task does nothing (G11).
+
+    Defence in depth only: the rule is the tasks service's, which cancels a
+    stopped task's approvals and payments itself and retries until each
+    service has heard. This check covers the window before a service that
+    was down hears of the Stop; it decides nothing the services don't."""
     try:
         task = (await nod.tasks.GetTask(tasks.GetTaskRequest(task_id=task_id))).task
     except ServiceCallFailed as failure:

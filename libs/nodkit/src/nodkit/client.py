@@ -1,17 +1,15 @@
 """Calling another nod service: one channel per peer, the service token and
 the person in metadata, a deadline on every call, and one typed error.
 
-Retries live in the channel's service config and cover only read-only
-methods (Get*, List*, Watch*). A state-changing call is never retried: if it
-ends without a definite answer, NodRpcError.may_have_happened is True and the
-caller must treat the change as possibly made (G4, G5).
+Retries live in the channel's service config and cover only the methods a
+proto marks side-effect free (nodkit.peers). A state-changing call is never
+retried: if it ends without a definite answer, NodRpcError.may_have_happened
+is True and the caller must treat the change as possibly made (G4, G5).
 """
 
 import asyncio
-import json
 import time
 import urllib.request
-from collections.abc import Sequence
 from typing import Any
 
 import grpc
@@ -34,26 +32,6 @@ DEFINITE_REFUSALS = frozenset(
         grpc.StatusCode.UNIMPLEMENTED,
     }
 )
-
-
-def read_only_retry_config(service_names: Sequence[str], read_methods: Sequence[str]) -> str:
-    names = [{"service": s, "method": m} for s in service_names for m in read_methods]
-    return json.dumps(
-        {
-            "methodConfig": [
-                {
-                    "name": names,
-                    "retryPolicy": {
-                        "maxAttempts": 3,
-                        "initialBackoff": "0.1s",
-                        "maxBackoff": "1s",
-                        "backoffMultiplier": 2,
-                        "retryableStatusCodes": ["UNAVAILABLE"],
-                    },
-                }
-            ]
-        }
-    )
 
 
 def open_channel(address: str, *, service_config: str | None = None) -> grpc.aio.Channel:

@@ -50,16 +50,23 @@ class History:
     record_key: str = "id"
     # Columns with the same value on every row written from this table.
     fixed: Mapping[str, str] = field(default_factory=dict)
+    # History columns filled from the changed row as it is after the change
+    # (a task's event takes its number from the task's event counter).
+    from_record: Mapping[str, str] = field(default_factory=dict)
+    # The column naming the state entered (a task's events call it "state").
+    to_state_column: str = "to_state"
 
     def row(self, record_id: Any, *, actor: str, from_state, to_state, reason: str = "") -> dict:
-        return {
+        """The literal columns of a history row; those the table lacks are left out."""
+        written = {
             self.key: record_id,
             **self.fixed,
             "actor": actor,
             "from_state": from_state,
-            "to_state": to_state,
+            self.to_state_column: to_state,
             "reason": reason,
         }
+        return {name: value for name, value in written.items() if name in self.table.c}
 
 
 async def record(
@@ -87,40 +94,70 @@ async def move(
     table: sa.Table,
     history: History,
     *where: sa.ColumnElement[bool],
-    from_state: str,
+    from_state: str | frozenset[str],
     to_state: str,
     actor: str,
     reason: str = "",
     values: Mapping[str, Any] | None = None,
+    written: Mapping[str, Any] | None = None,
 ) -> list[sa.Row]:
     """`from_state` -> `to_state` for the rows matching `where`, setting
     `values` (and `updated_at`, where the table has one); returns the moved
-    rows, oldest first, each with its history row written."""
+    rows, oldest first, each with its history row written. `written` adds
+    history columns of this change's own (an event's kind and data).
+
+    `from_state` may name several states (a Stop leaves any live one): the
+    rows are then locked as they stand and each history row names the state
+    its row left. One statement either way: a row that changes state while
+    the move waits for it is moved from its new state if that is one of
+    them, so nothing slips between one state's update and the next's."""
     stamps = {"updated_at": sa.func.now()} if "updated_at" in table.c else {}
-    moved = (
-        table.update()
-        .where(table.c.state == from_state, *where)
-        .values(state=to_state, **stamps, **(values or {}))
-        .returning(*table.c)
-        .cte("moved")
-    )
-    written = history.row(
-        None, actor=actor, from_state=from_state, to_state=to_state, reason=reason
-    )
-    columns = [name for name in written if name != history.key]
+    update = table.update().values(state=to_state, **stamps, **(values or {}))
+    literals = {
+        **history.row(None, actor=actor, from_state=None, to_state=to_state, reason=reason),
+        **(written or {}),
+    }
+    literals.pop(history.key)
+    if isinstance(from_state, str):
+        if "from_state" in history.table.c:
+            literals["from_state"] = from_state
+        moved = update.where(table.c.state == from_state, *where).returning(*table.c).cte("moved")
+        left = None
+    else:
+        (key,) = table.primary_key.columns
+        prior = (
+            sa.select(key, table.c.state.label("left_state"))
+            .where(table.c.state.in_(sorted(from_state)), *where)
+            .with_for_update()
+            .cte("prior")
+        )
+        moved = (
+            update.where(key == prior.c[key.name], table.c.state == prior.c.left_state)
+            .returning(*table.c, prior.c.left_state)
+            .cte("moved")
+        )
+        left = moved.c.left_state
+        literals.pop("from_state", None)
+    from_moved = {history.key: moved.c[history.record_key]}
+    from_moved |= {name: moved.c[column] for name, column in history.from_record.items()}
+    if left is not None and "from_state" in history.table.c:
+        from_moved["from_state"] = left
     logged = (
         history.table.insert()
         .from_select(
-            [history.key, *columns],
+            [*from_moved, *literals],
             sa.select(
-                moved.c[history.record_key],
-                *(sa.literal(written[name], sa.Text) for name in columns),
+                *from_moved.values(),
+                *(
+                    sa.literal(value, history.table.c[name].type)
+                    for name, value in literals.items()
+                ),
             ),
         )
         .cte("logged")
     )
     order = [moved.c[name] for name in ("created_at", "started_at", "id") if name in moved.c]
-    query = sa.select(moved).add_cte(logged).order_by(*order)
+    query = sa.select(*(moved.c[c.name] for c in table.c)).add_cte(logged).order_by(*order)
     return list(await conn.execute(query))
 
 

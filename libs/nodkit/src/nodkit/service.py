@@ -2,7 +2,7 @@
 
 Every service's `wiring.build(settings)` returns a Service. The process
 (`python -m nod_<service> serve`, which `make run` starts) and the tests run
-it through the same start(), in the same order (docs/DESIGN.md G12):
+it through the same start(), in the same order (docs/DESIGN.md, guarantee 12):
 
   listen with health NOT_SERVING and business calls refused
   -> boot: migrations at head, then the boot reconcile (its own running

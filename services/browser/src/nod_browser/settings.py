@@ -26,3 +26,6 @@ class BrowserSettings(ServiceSettings):
     request_timeout_s: float = Field(60.0, gt=0)
     max_sessions: int = Field(32, gt=0)
     max_page_text: int = Field(20_000, gt=0)
+    # A read after a submission waits at most this long, once the page has
+    # loaded, for its network to go quiet.
+    settle_s: float = Field(3.0, gt=0)

@@ -4,7 +4,9 @@ A RUNNING payment is owned by the instance that started its card entry.
 On boot, an instance ends its own RUNNING payments as UNCERTAIN: the entry
 was cut off and may have reached the merchant. The sweeper does the same for
 instances whose lease expired (dead replicas), never for a live one, and
-expires payments nobody said yes to in time.
+expires payments nobody said yes to in time. And no payment stays RUNNING
+past max_running_s, whoever entered its card: a caller that was cut off and
+never came back can't leave it RUNNING for good.
 """
 
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -16,6 +18,7 @@ log = get_logger("nod_payments.recovery")
 
 RESTARTED = "payments service restarted during the card entry"
 LEASE_EXPIRED = "the payments instance running the card entry stopped renewing its lease"
+TOO_LONG = "the card entry had no definite end in time"
 
 
 async def release_own_running(engine: AsyncEngine, instance_id: str) -> int:
@@ -28,11 +31,17 @@ async def release_own_running(engine: AsyncEngine, instance_id: str) -> int:
     return len(ended)
 
 
-async def sweep_once(engine: AsyncEngine, instance_id: str) -> int:
+async def sweep_once(engine: AsyncEngine, instance_id: str, max_running_s: float) -> int:
     actor = f"sweeper:{instance_id}"
     async with engine.begin() as conn:
         ended = await transitions.end_running(
             conn, transitions.run_by_dead_instances(), actor=actor, reason=LEASE_EXPIRED
+        )
+        ended += await transitions.end_running(
+            conn,
+            transitions.running_longer_than(max_running_s),
+            actor=actor,
+            reason=TOO_LONG,
         )
         expired = await transitions.expire_overdue(conn, actor=actor)
     if ended or expired:

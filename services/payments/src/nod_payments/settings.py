@@ -17,6 +17,10 @@ class PaymentsSettings(ServiceSettings):
     lease_ttl_s: float = Field(30.0, gt=0)
     # Expiring unanswered payments and sweeping dead instances' card entries.
     sweep_interval_s: float = Field(5.0, gt=0)
+    # No payment stays RUNNING longer than this, whatever happened to the
+    # caller entering its card (tasks ends a cut-off entry itself; this is
+    # for when that caller never comes back): it ends UNCERTAIN.
+    max_running_s: float = Field(900.0, gt=0)
     # How long the person has to say yes.
     confirmation_ttl_s: float = Field(900.0, gt=0)
     # WatchPayment looks again when the payment's change is announced (any

@@ -45,12 +45,12 @@ async def build(settings: PaymentsSettings) -> Service:
         await MIGRATIONS.wait_until_at_head(engine, settings.migration_poll_s)
         await lease.renew()
         await release_own_running(engine, settings.instance_id)
-        await sweep_once(engine, settings.instance_id)
+        await sweep_once(engine, settings.instance_id, settings.max_running_s)
 
     async def sweep() -> None:
         await every(
             settings.sweep_interval_s,
-            lambda: sweep_once(engine, settings.instance_id),
+            lambda: sweep_once(engine, settings.instance_id, settings.max_running_s),
             event="sweep",
         )
 

@@ -1,50 +1,54 @@
 """Boot reconcile and the sweeper (G12).
 
-A RUNNING task belongs to the instance running it. On boot, before SERVING,
-this instance's RUNNING tasks become INTERRUPTED ("nod restarted while this
-task was running: check what happened, or say continue") and their RUNNING
-steps UNCERTAIN; nothing runs again by itself. The sweeper does the same for
-instances whose lease lapsed, never for a live one. WAITING tasks belong to
-nobody: nothing is in flight, and the person's answer moves them on.
+A RUNNING task, and each step in flight, belongs to the instance running
+it. On boot, before SERVING, this instance's RUNNING tasks become
+INTERRUPTED ("nod restarted while this task was running: check what
+happened, or say continue") and its steps in flight end as their tools say
+a cut-off one does (UNCERTAIN when it may have reached a site or app),
+whatever their task's state now (a Stop may have come first). Nothing runs
+again by itself. The sweeper does the same for instances whose lease
+lapsed, never for a live one. A step waiting for the person belongs to
+nobody: the person's answer, or the task's end, ends it. Every end is then
+told to the other services (app/endings.py).
 """
 
-import sqlalchemy as sa
-from sqlalchemy.ext.asyncio import AsyncEngine
-
-from nod_tasks.domain import steps
-from nod_tasks.domain.tasks import INTERRUPTED, OWNER_GONE, TaskState
-from nod_tasks.store import steps as step_store
-from nod_tasks.store import tasks as task_store
-from nod_tasks.store.models import INSTANCE_LEASES, tasks
+from nod_tasks.domain.steps import StepRecord
+from nod_tasks.domain.tasks import INTERRUPTED, OWNER_GONE, Move
+from nod_tasks.domain.tools import cut_off_end
+from nod_tasks.store.database import Database, Transaction
+from nod_tasks.store.tasks import Which
 from nodkit.logging import get_logger
 
 log = get_logger("nod_tasks.recovery")
 CUT_OFF = "nod stopped while this step ran"
 
 
-async def interrupt(engine: AsyncEngine, where: list[sa.ColumnElement[bool]], message: str) -> int:
-    async with engine.begin() as conn:
-        ended = await task_store.move(
-            conn,
-            *where,
-            to_state=TaskState.INTERRUPTED,
-            kind="task.ended",
-            data={"message": message},
-            message=message,
+class Recovery:
+    def __init__(self, db: Database, instance_id: str) -> None:
+        self._db = db
+        self._me = instance_id
+
+    async def reconcile_own(self) -> int:
+        async with self._db.transaction() as tx:
+            steps = await tx.steps.in_flight_on(self._me)
+            ended = await self._interrupt(tx, Which(running_on=self._me), INTERRUPTED, steps)
+        return ended
+
+    async def sweep_once(self) -> int:
+        async with self._db.transaction() as tx:
+            steps = await tx.steps.in_flight_on_lapsed()
+            ended = await self._interrupt(tx, Which(run_by_lapsed=True), OWNER_GONE, steps)
+        return ended
+
+    async def _interrupt(
+        self, tx: Transaction, which: Which, message: str, steps: list[StepRecord]
+    ) -> int:
+        tasks = await tx.tasks.move(
+            Move.INTERRUPT, which, actor=f"recovery:{self._me}", message=message
         )
-        cut = await step_store.end_running_of(conn, [t.id for t in ended], steps.uncertain(CUT_OFF))
-    if ended:
-        log.warning("tasks.interrupted", tasks=len(ended), steps=cut, why=message)
-    return len(ended)
-
-
-async def reconcile_own(engine: AsyncEngine, instance_id: str) -> int:
-    return await interrupt(engine, task_store.run_by(instance_id), INTERRUPTED)
-
-
-async def sweep_once(engine: AsyncEngine) -> int:
-    lapsed = [
-        tasks.c.state == TaskState.RUNNING.value,
-        INSTANCE_LEASES.lapsed(tasks.c.runner_instance),
-    ]
-    return await interrupt(engine, lapsed, OWNER_GONE)
+        for step in steps:
+            end = cut_off_end(step.tool, CUT_OFF)
+            await tx.steps.end(step, end, in_flight_on=step.runner_instance)
+        if tasks or steps:
+            log.warning("tasks.interrupted", tasks=len(tasks), steps=len(steps), why=message)
+        return len(tasks)

@@ -20,11 +20,16 @@ class TasksSettings(ServiceSettings):
     # One attempt's whole wait for the model's answer (a read timeout is temporary).
     model_timeout_s: float = Field(60.0, gt=0)
     # How many tasks this instance runs at once; the rest wait in the queue.
-    max_running: int = Field(8, gt=0)
+    # 0: it runs none (it only answers calls; other instances run the tasks).
+    max_running: int = Field(8, ge=0)
     # A run that makes more tool calls than this ends FAILED (a model in a loop).
     max_steps_per_run: int = Field(40, gt=0)
-    # How often the queue, stops and outside waits (decisions, payments) are looked at.
-    poll_s: float = Field(0.2, gt=0)
+    # The queue wakes when a task is queued or stopped on any instance
+    # (LISTEN/NOTIFY); it also looks this often in case a notice was missed.
+    poll_s: float = Field(2.0, gt=0)
+    # How often the tasks waiting on a decision or a payment (answered in
+    # other services) are looked at.
+    outside_waits_poll_s: float = Field(0.4, gt=0)
     # How many tasks waiting on a decision or a payment one round looks at;
     # the next round goes on from there, so every one is looked at in turn.
     outside_waits_batch: int = Field(200, gt=0)

@@ -1,33 +1,42 @@
-"""Builds the tasks service from its settings: the engine, the peers, the
+"""Builds the tasks service from its settings: the database, the peers, the
 model provider (OpenAI-compatible when NOD_MODEL_URL is set, else the
 scripted planner), the worker, the use cases and their servicer; the boot
 reconcile and the loops (lease, event notices, sweeper, queue, outside
-waits, stop clean-up). Nothing else constructs them."""
+waits, telling ended tasks' ends). Nothing else constructs them."""
 
 from nod.tasks.v1 import tasks_pb2, tasks_pb2_grpc
 from nod_tasks import MIGRATIONS, SCHEMA
+from nod_tasks.adapters.approvals import ApprovalsPeer
+from nod_tasks.adapters.browser import BrowserPeer
+from nod_tasks.adapters.claims import ClaimsPeer
 from nod_tasks.adapters.models.openai import OpenAICompatible
 from nod_tasks.adapters.models.scripted import ScriptedPlanner
-from nod_tasks.adapters.peers import Peer, Peers
+from nod_tasks.adapters.payments import PaymentsPeer
+from nod_tasks.adapters.peers import Peers
 from nod_tasks.api.tasks import TasksServicer
+from nod_tasks.app.endings import Endings
+from nod_tasks.app.replies import Replies
 from nod_tasks.app.runs import RunDeps
 from nod_tasks.app.stop import Stopper
 from nod_tasks.app.tasks import Tasks
 from nod_tasks.app.waits import OutsideWaits
 from nod_tasks.app.worker import Worker
 from nod_tasks.domain.model import ModelProvider
-from nod_tasks.recovery import reconcile_own, sweep_once
+from nod_tasks.recovery import Recovery
 from nod_tasks.settings import TasksSettings
+from nod_tasks.store.database import Database
 from nod_tasks.store.models import INSTANCE_LEASES
 from nodkit.background import every
-from nodkit.db import answers, create_engine
+from nodkit.db import answers, create_engine, open_hot_path_pool
 from nodkit.leases import OwnLease
 from nodkit.notices import Notices
 from nodkit.service import GrpcService, Service
 
 SERVICES = tasks_pb2.DESCRIPTOR.services_by_name
-# The channel migration 0002's trigger announces a task's new events on.
+# The channel migration 0002's trigger announces a task's new events on, and
+# the one migration 0004's announces a task queued or stopped on.
 EVENT_NOTICES = "nod_task_events"
+QUEUE_NOTICES = "nod_task_queue"
 
 
 def model_provider(settings: TasksSettings) -> ModelProvider:
@@ -44,30 +53,40 @@ def model_provider(settings: TasksSettings) -> ModelProvider:
 def peers_of(settings: TasksSettings) -> Peers:
     token, timeout = settings.own_token("tasks"), settings.peer_timeout_s
     return Peers(
-        claims=Peer(settings.claims_addr, token, timeout),
-        approvals=Peer(settings.approvals_addr, token, timeout),
-        payments=Peer(settings.payments_addr, token, timeout),
-        browser=Peer(settings.browser_addr, token, timeout),
+        claims=ClaimsPeer(settings.claims_addr, token, timeout),
+        approvals=ApprovalsPeer(settings.approvals_addr, token, timeout),
+        payments=PaymentsPeer(settings.payments_addr, token, timeout),
+        browser=BrowserPeer(settings.browser_addr, token, timeout),
     )
 
 
 async def build(settings: TasksSettings, *, provider: ModelProvider | None = None) -> Service:
     """Tests may pass a model provider of their own making."""
     engine = create_engine(settings, SCHEMA)
+    hot = await open_hot_path_pool(settings, SCHEMA, settings.max_running + 1)
+    db = Database(engine, hot, settings.db_call_timeout_s)
     peers = peers_of(settings)
     provider = provider or model_provider(settings)
     lease = OwnLease(engine, INSTANCE_LEASES, settings.instance_id, settings.lease_ttl_s)
-    worker = Worker(engine, RunDeps(engine, peers, provider, settings))
-    stopper = Stopper(engine, peers, worker.interrupt)
+    recovery = Recovery(db, settings.instance_id)
+    endings = Endings(db, peers, batch=settings.outside_waits_batch)
+    worker = Worker(RunDeps(db, peers, provider, settings, endings), recovery.reconcile_own)
     notices = Notices(settings, EVENT_NOTICES)
-    tasks = Tasks(engine, peers, notices, watch_poll_s=settings.watch_poll_s)
-    outside_waits = OutsideWaits(engine, peers, batch=settings.outside_waits_batch)
+    queue = Notices(settings, QUEUE_NOTICES)
+    servicer = TasksServicer(
+        Tasks(db, notices, watch_poll_s=settings.watch_poll_s),
+        Replies(db, peers),
+        Stopper(db, endings, worker.interrupt),
+    )
+    outside_waits = OutsideWaits(
+        db, peers, batch=settings.outside_waits_batch, instance_id=settings.instance_id
+    )
 
     async def boot() -> None:
         await MIGRATIONS.wait_until_at_head(engine, settings.migration_poll_s)
         await lease.renew()
-        await reconcile_own(engine, settings.instance_id)
-        await sweep_once(engine)
+        await recovery.reconcile_own()
+        await recovery.sweep_once()
 
     def loop(interval_s: float, work, event: str):
         return lambda: every(interval_s, work, event=event)
@@ -77,6 +96,7 @@ async def build(settings: TasksSettings, *, provider: ModelProvider | None = Non
         await peers.close()
         if hasattr(provider, "close"):
             await provider.close()
+        await hot.close()
         await engine.dispose()
 
     return Service(
@@ -85,17 +105,18 @@ async def build(settings: TasksSettings, *, provider: ModelProvider | None = Non
             GrpcService(
                 SERVICES["TasksService"],
                 tasks_pb2_grpc.add_TasksServiceServicer_to_server,
-                TasksServicer(tasks, stopper),
+                servicer,
             )
         ],
         boot=boot,
         background=[
             lease.keep_alive(),
             notices.run,
-            loop(settings.sweep_interval_s, lambda: sweep_once(engine), "sweep"),
-            loop(settings.poll_s, worker.poll, "queue"),
-            loop(settings.poll_s * 2, outside_waits.settle_round, "waits"),
-            loop(settings.sweep_interval_s, stopper.retry_pending, "stop_cleanup"),
+            queue.run,
+            loop(settings.sweep_interval_s, recovery.sweep_once, "sweep"),
+            lambda: worker.run(queue, settings.poll_s),
+            loop(settings.outside_waits_poll_s, outside_waits.settle_round, "waits"),
+            lambda: endings.run(settings.sweep_interval_s),
         ],
         probe=lambda: answers(engine),
         close=close,

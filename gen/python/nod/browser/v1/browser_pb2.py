@@ -26,7 +26,7 @@ from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__
 from nod.claims.v1 import claims_pb2 as nod_dot_claims_dot_v1_dot_claims__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1cnod/browser/v1/browser.proto\x12\x0enod.browser.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1anod/claims/v1/claims.proto\"k\n\x07Session\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x0f\n\x07task_id\x18\x02 \x01(\t\x12\x0b\n\x03url\x18\x03 \x01(\t\x12.\n\ncreated_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xab\x01\n\x05\x46ield\x12\x0b\n\x03ref\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0c\n\x04type\x18\x03 \x01(\t\x12\r\n\x05label\x18\x04 \x01(\t\x12\x13\n\x0bplaceholder\x18\x05 \x01(\t\x12\r\n\x05value\x18\x06 \x01(\t\x12\x0e\n\x06masked\x18\x07 \x01(\x08\x12\x0e\n\x06\x66illed\x18\x08 \x01(\x08\x12\x10\n\x08\x66orm_ref\x18\t \x01(\t\x12\x14\n\x0c\x61utocomplete\x18\n \x01(\t\"R\n\x07\x43ontrol\x12\x0b\n\x03ref\x18\x01 \x01(\t\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12\x0c\n\x04text\x18\x03 \x01(\t\x12\x0c\n\x04href\x18\x04 \x01(\t\x12\x10\n\x08\x66orm_ref\x18\x05 \x01(\t\"A\n\x04\x46orm\x12\x0b\n\x03ref\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0e\n\x06\x61\x63tion\x18\x03 \x01(\t\x12\x0e\n\x06method\x18\x04 \x01(\t\"$\n\x06Notice\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12\x0c\n\x04text\x18\x02 \x01(\t\"\xbd\x02\n\x04Page\x12\x0b\n\x03url\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12\x0c\n\x04text\x18\x03 \x01(\t\x12\x16\n\x0etext_truncated\x18\x04 \x01(\x08\x12#\n\x05\x66orms\x18\x05 \x03(\x0b\x32\x14.nod.browser.v1.Form\x12%\n\x06\x66ields\x18\x06 \x03(\x0b\x32\x15.nod.browser.v1.Field\x12)\n\x08\x63ontrols\x18\x07 \x03(\x0b\x32\x17.nod.browser.v1.Control\x12\'\n\x07notices\x18\x08 \x03(\x0b\x32\x16.nod.browser.v1.Notice\x12\x1a\n\x12login_form_present\x18\t \x01(\x08\x12\x19\n\x11\x63ode_form_present\x18\n \x01(\x08\x12\x1c\n\x14payment_form_present\x18\x0b \x01(\x08\"%\n\x12OpenSessionRequest\x12\x0f\n\x07task_id\x18\x01 \x01(\t\")\n\x13OpenSessionResponse\x12\x12\n\nsession_id\x18\x01 \x01(\t\"2\n\x0fNavigateRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x0b\n\x03url\x18\x02 \x01(\t\"6\n\x10NavigateResponse\x12\"\n\x04page\x18\x01 \x01(\x0b\x32\x14.nod.browser.v1.Page\"%\n\x0fReadPageRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\"6\n\x10ReadPageResponse\x12\"\n\x04page\x18\x01 \x01(\x0b\x32\x14.nod.browser.v1.Page\"2\n\x0c\x43lickRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x0e\n\x06target\x18\x02 \x01(\t\"3\n\rClickResponse\x12\"\n\x04page\x18\x01 \x01(\x0b\x32\x14.nod.browser.v1.Page\"C\n\x0fTypeTextRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x0e\n\x06target\x18\x02 \x01(\t\x12\x0c\n\x04text\x18\x03 \x01(\t\"6\n\x10TypeTextResponse\x12\"\n\x04page\x18\x01 \x01(\x0b\x32\x14.nod.browser.v1.Page\"\x94\x02\n\x13\x45nterPrivateRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x14\n\x0coperation_id\x18\x02 \x01(\t\x12&\n\x04kind\x18\x03 \x01(\x0e\x32\x18.nod.claims.v1.EntryKind\x12\x0f\n\x07item_id\x18\x04 \x01(\t\x12?\n\x06\x66ields\x18\x05 \x03(\x0b\x32/.nod.browser.v1.EnterPrivateRequest.FieldsEntry\x12\x0e\n\x06submit\x18\x06 \x01(\t\x12\x1a\n\x12\x63ompanion_entry_id\x18\x07 \x01(\t\x1a-\n\x0b\x46ieldsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"L\n\x14\x45nterPrivateResponse\x12#\n\x05\x63laim\x18\x01 \x01(\x0b\x32\x14.nod.claims.v1.Claim\x12\x0f\n\x07\x65ntered\x18\x02 \x01(\x08\")\n\x13\x43loseSessionRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\"\x16\n\x14\x43loseSessionResponse\"+\n\x18\x43loseTaskSessionsRequest\x12\x0f\n\x07task_id\x18\x01 \x01(\t\"+\n\x19\x43loseTaskSessionsResponse\x12\x0e\n\x06\x63losed\x18\x01 \x01(\x05\"&\n\x13ListSessionsRequest\x12\x0f\n\x07task_id\x18\x01 \x01(\t\"A\n\x14ListSessionsResponse\x12)\n\x08sessions\x18\x01 \x03(\x0b\x32\x17.nod.browser.v1.Session2\x96\x06\n\x0e\x42rowserService\x12V\n\x0bOpenSession\x12\".nod.browser.v1.OpenSessionRequest\x1a#.nod.browser.v1.OpenSessionResponse\x12M\n\x08Navigate\x12\x1f.nod.browser.v1.NavigateRequest\x1a .nod.browser.v1.NavigateResponse\x12M\n\x08ReadPage\x12\x1f.nod.browser.v1.ReadPageRequest\x1a .nod.browser.v1.ReadPageResponse\x12\x44\n\x05\x43lick\x12\x1c.nod.browser.v1.ClickRequest\x1a\x1d.nod.browser.v1.ClickResponse\x12M\n\x08TypeText\x12\x1f.nod.browser.v1.TypeTextRequest\x1a .nod.browser.v1.TypeTextResponse\x12Y\n\x0c\x45nterPrivate\x12#.nod.browser.v1.EnterPrivateRequest\x1a$.nod.browser.v1.EnterPrivateResponse\x12Y\n\x0c\x43loseSession\x12#.nod.browser.v1.CloseSessionRequest\x1a$.nod.browser.v1.CloseSessionResponse\x12h\n\x11\x43loseTaskSessions\x12(.nod.browser.v1.CloseTaskSessionsRequest\x1a).nod.browser.v1.CloseTaskSessionsResponse\x12Y\n\x0cListSessions\x12#.nod.browser.v1.ListSessionsRequest\x1a$.nod.browser.v1.ListSessionsResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1cnod/browser/v1/browser.proto\x12\x0enod.browser.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1anod/claims/v1/claims.proto\"k\n\x07Session\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x0f\n\x07task_id\x18\x02 \x01(\t\x12\x0b\n\x03url\x18\x03 \x01(\t\x12.\n\ncreated_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xab\x01\n\x05\x46ield\x12\x0b\n\x03ref\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0c\n\x04type\x18\x03 \x01(\t\x12\r\n\x05label\x18\x04 \x01(\t\x12\x13\n\x0bplaceholder\x18\x05 \x01(\t\x12\r\n\x05value\x18\x06 \x01(\t\x12\x0e\n\x06masked\x18\x07 \x01(\x08\x12\x0e\n\x06\x66illed\x18\x08 \x01(\x08\x12\x10\n\x08\x66orm_ref\x18\t \x01(\t\x12\x14\n\x0c\x61utocomplete\x18\n \x01(\t\"R\n\x07\x43ontrol\x12\x0b\n\x03ref\x18\x01 \x01(\t\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12\x0c\n\x04text\x18\x03 \x01(\t\x12\x0c\n\x04href\x18\x04 \x01(\t\x12\x10\n\x08\x66orm_ref\x18\x05 \x01(\t\"A\n\x04\x46orm\x12\x0b\n\x03ref\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0e\n\x06\x61\x63tion\x18\x03 \x01(\t\x12\x0e\n\x06method\x18\x04 \x01(\t\"$\n\x06Notice\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12\x0c\n\x04text\x18\x02 \x01(\t\"\xbd\x02\n\x04Page\x12\x0b\n\x03url\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12\x0c\n\x04text\x18\x03 \x01(\t\x12\x16\n\x0etext_truncated\x18\x04 \x01(\x08\x12#\n\x05\x66orms\x18\x05 \x03(\x0b\x32\x14.nod.browser.v1.Form\x12%\n\x06\x66ields\x18\x06 \x03(\x0b\x32\x15.nod.browser.v1.Field\x12)\n\x08\x63ontrols\x18\x07 \x03(\x0b\x32\x17.nod.browser.v1.Control\x12\'\n\x07notices\x18\x08 \x03(\x0b\x32\x16.nod.browser.v1.Notice\x12\x1a\n\x12login_form_present\x18\t \x01(\x08\x12\x19\n\x11\x63ode_form_present\x18\n \x01(\x08\x12\x1c\n\x14payment_form_present\x18\x0b \x01(\x08\"%\n\x12OpenSessionRequest\x12\x0f\n\x07task_id\x18\x01 \x01(\t\")\n\x13OpenSessionResponse\x12\x12\n\nsession_id\x18\x01 \x01(\t\"2\n\x0fNavigateRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x0b\n\x03url\x18\x02 \x01(\t\"6\n\x10NavigateResponse\x12\"\n\x04page\x18\x01 \x01(\x0b\x32\x14.nod.browser.v1.Page\"5\n\x0fReadPageRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x0e\n\x06settle\x18\x02 \x01(\x08\"6\n\x10ReadPageResponse\x12\"\n\x04page\x18\x01 \x01(\x0b\x32\x14.nod.browser.v1.Page\"2\n\x0c\x43lickRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x0e\n\x06target\x18\x02 \x01(\t\"3\n\rClickResponse\x12\"\n\x04page\x18\x01 \x01(\x0b\x32\x14.nod.browser.v1.Page\"C\n\x0fTypeTextRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x0e\n\x06target\x18\x02 \x01(\t\x12\x0c\n\x04text\x18\x03 \x01(\t\"6\n\x10TypeTextResponse\x12\"\n\x04page\x18\x01 \x01(\x0b\x32\x14.nod.browser.v1.Page\"\x94\x02\n\x13\x45nterPrivateRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x14\n\x0coperation_id\x18\x02 \x01(\t\x12&\n\x04kind\x18\x03 \x01(\x0e\x32\x18.nod.claims.v1.EntryKind\x12\x0f\n\x07item_id\x18\x04 \x01(\t\x12?\n\x06\x66ields\x18\x05 \x03(\x0b\x32/.nod.browser.v1.EnterPrivateRequest.FieldsEntry\x12\x0e\n\x06submit\x18\x06 \x01(\t\x12\x1a\n\x12\x63ompanion_entry_id\x18\x07 \x01(\t\x1a-\n\x0b\x46ieldsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"L\n\x14\x45nterPrivateResponse\x12#\n\x05\x63laim\x18\x01 \x01(\x0b\x32\x14.nod.claims.v1.Claim\x12\x0f\n\x07\x65ntered\x18\x02 \x01(\x08\")\n\x13\x43loseSessionRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\"\x16\n\x14\x43loseSessionResponse\"+\n\x18\x43loseTaskSessionsRequest\x12\x0f\n\x07task_id\x18\x01 \x01(\t\"+\n\x19\x43loseTaskSessionsResponse\x12\x0e\n\x06\x63losed\x18\x01 \x01(\x05\"&\n\x13ListSessionsRequest\x12\x0f\n\x07task_id\x18\x01 \x01(\t\"A\n\x14ListSessionsResponse\x12)\n\x08sessions\x18\x01 \x03(\x0b\x32\x17.nod.browser.v1.Session2\xa0\x06\n\x0e\x42rowserService\x12V\n\x0bOpenSession\x12\".nod.browser.v1.OpenSessionRequest\x1a#.nod.browser.v1.OpenSessionResponse\x12M\n\x08Navigate\x12\x1f.nod.browser.v1.NavigateRequest\x1a .nod.browser.v1.NavigateResponse\x12R\n\x08ReadPage\x12\x1f.nod.browser.v1.ReadPageRequest\x1a .nod.browser.v1.ReadPageResponse\"\x03\x90\x02\x01\x12\x44\n\x05\x43lick\x12\x1c.nod.browser.v1.ClickRequest\x1a\x1d.nod.browser.v1.ClickResponse\x12M\n\x08TypeText\x12\x1f.nod.browser.v1.TypeTextRequest\x1a .nod.browser.v1.TypeTextResponse\x12Y\n\x0c\x45nterPrivate\x12#.nod.browser.v1.EnterPrivateRequest\x1a$.nod.browser.v1.EnterPrivateResponse\x12Y\n\x0c\x43loseSession\x12#.nod.browser.v1.CloseSessionRequest\x1a$.nod.browser.v1.CloseSessionResponse\x12h\n\x11\x43loseTaskSessions\x12(.nod.browser.v1.CloseTaskSessionsRequest\x1a).nod.browser.v1.CloseTaskSessionsResponse\x12^\n\x0cListSessions\x12#.nod.browser.v1.ListSessionsRequest\x1a$.nod.browser.v1.ListSessionsResponse\"\x03\x90\x02\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -35,6 +35,10 @@ if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_ENTERPRIVATEREQUEST_FIELDSENTRY']._loaded_options = None
   _globals['_ENTERPRIVATEREQUEST_FIELDSENTRY']._serialized_options = b'8\001'
+  _globals['_BROWSERSERVICE'].methods_by_name['ReadPage']._loaded_options = None
+  _globals['_BROWSERSERVICE'].methods_by_name['ReadPage']._serialized_options = b'\220\002\001'
+  _globals['_BROWSERSERVICE'].methods_by_name['ListSessions']._loaded_options = None
+  _globals['_BROWSERSERVICE'].methods_by_name['ListSessions']._serialized_options = b'\220\002\001'
   _globals['_SESSION']._serialized_start=109
   _globals['_SESSION']._serialized_end=216
   _globals['_FIELD']._serialized_start=219
@@ -56,35 +60,35 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_NAVIGATERESPONSE']._serialized_start=1035
   _globals['_NAVIGATERESPONSE']._serialized_end=1089
   _globals['_READPAGEREQUEST']._serialized_start=1091
-  _globals['_READPAGEREQUEST']._serialized_end=1128
-  _globals['_READPAGERESPONSE']._serialized_start=1130
-  _globals['_READPAGERESPONSE']._serialized_end=1184
-  _globals['_CLICKREQUEST']._serialized_start=1186
-  _globals['_CLICKREQUEST']._serialized_end=1236
-  _globals['_CLICKRESPONSE']._serialized_start=1238
-  _globals['_CLICKRESPONSE']._serialized_end=1289
-  _globals['_TYPETEXTREQUEST']._serialized_start=1291
-  _globals['_TYPETEXTREQUEST']._serialized_end=1358
-  _globals['_TYPETEXTRESPONSE']._serialized_start=1360
-  _globals['_TYPETEXTRESPONSE']._serialized_end=1414
-  _globals['_ENTERPRIVATEREQUEST']._serialized_start=1417
-  _globals['_ENTERPRIVATEREQUEST']._serialized_end=1693
-  _globals['_ENTERPRIVATEREQUEST_FIELDSENTRY']._serialized_start=1648
-  _globals['_ENTERPRIVATEREQUEST_FIELDSENTRY']._serialized_end=1693
-  _globals['_ENTERPRIVATERESPONSE']._serialized_start=1695
-  _globals['_ENTERPRIVATERESPONSE']._serialized_end=1771
-  _globals['_CLOSESESSIONREQUEST']._serialized_start=1773
-  _globals['_CLOSESESSIONREQUEST']._serialized_end=1814
-  _globals['_CLOSESESSIONRESPONSE']._serialized_start=1816
-  _globals['_CLOSESESSIONRESPONSE']._serialized_end=1838
-  _globals['_CLOSETASKSESSIONSREQUEST']._serialized_start=1840
-  _globals['_CLOSETASKSESSIONSREQUEST']._serialized_end=1883
-  _globals['_CLOSETASKSESSIONSRESPONSE']._serialized_start=1885
-  _globals['_CLOSETASKSESSIONSRESPONSE']._serialized_end=1928
-  _globals['_LISTSESSIONSREQUEST']._serialized_start=1930
-  _globals['_LISTSESSIONSREQUEST']._serialized_end=1968
-  _globals['_LISTSESSIONSRESPONSE']._serialized_start=1970
-  _globals['_LISTSESSIONSRESPONSE']._serialized_end=2035
-  _globals['_BROWSERSERVICE']._serialized_start=2038
-  _globals['_BROWSERSERVICE']._serialized_end=2828
+  _globals['_READPAGEREQUEST']._serialized_end=1144
+  _globals['_READPAGERESPONSE']._serialized_start=1146
+  _globals['_READPAGERESPONSE']._serialized_end=1200
+  _globals['_CLICKREQUEST']._serialized_start=1202
+  _globals['_CLICKREQUEST']._serialized_end=1252
+  _globals['_CLICKRESPONSE']._serialized_start=1254
+  _globals['_CLICKRESPONSE']._serialized_end=1305
+  _globals['_TYPETEXTREQUEST']._serialized_start=1307
+  _globals['_TYPETEXTREQUEST']._serialized_end=1374
+  _globals['_TYPETEXTRESPONSE']._serialized_start=1376
+  _globals['_TYPETEXTRESPONSE']._serialized_end=1430
+  _globals['_ENTERPRIVATEREQUEST']._serialized_start=1433
+  _globals['_ENTERPRIVATEREQUEST']._serialized_end=1709
+  _globals['_ENTERPRIVATEREQUEST_FIELDSENTRY']._serialized_start=1664
+  _globals['_ENTERPRIVATEREQUEST_FIELDSENTRY']._serialized_end=1709
+  _globals['_ENTERPRIVATERESPONSE']._serialized_start=1711
+  _globals['_ENTERPRIVATERESPONSE']._serialized_end=1787
+  _globals['_CLOSESESSIONREQUEST']._serialized_start=1789
+  _globals['_CLOSESESSIONREQUEST']._serialized_end=1830
+  _globals['_CLOSESESSIONRESPONSE']._serialized_start=1832
+  _globals['_CLOSESESSIONRESPONSE']._serialized_end=1854
+  _globals['_CLOSETASKSESSIONSREQUEST']._serialized_start=1856
+  _globals['_CLOSETASKSESSIONSREQUEST']._serialized_end=1899
+  _globals['_CLOSETASKSESSIONSRESPONSE']._serialized_start=1901
+  _globals['_CLOSETASKSESSIONSRESPONSE']._serialized_end=1944
+  _globals['_LISTSESSIONSREQUEST']._serialized_start=1946
+  _globals['_LISTSESSIONSREQUEST']._serialized_end=1984
+  _globals['_LISTSESSIONSRESPONSE']._serialized_start=1986
+  _globals['_LISTSESSIONSRESPONSE']._serialized_end=2051
+  _globals['_BROWSERSERVICE']._serialized_start=2054
+  _globals['_BROWSERSERVICE']._serialized_end=2854
 # @@protoc_insertion_point(module_scope)

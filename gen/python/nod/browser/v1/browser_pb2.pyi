@@ -341,15 +341,22 @@ class ReadPageRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     SESSION_ID_FIELD_NUMBER: _builtins.int
+    SETTLE_FIELD_NUMBER: _builtins.int
     session_id: _builtins.str
+    settle: _builtins.bool
+    """Wait (bounded) for the page to finish loading and its network to go
+    quiet before reading: the read that checks a submission's result, which
+    must not see a page that is still loading.
+    """
     def __init__(
         self,
         *,
         session_id: _builtins.str = ...,
+        settle: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["session_id", b"session_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["session_id", b"session_id", "settle", b"settle"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

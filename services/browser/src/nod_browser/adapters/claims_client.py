@@ -1,18 +1,16 @@
-"""The runner's calls to the claims service: the service token and the person
-in metadata, a deadline on every call, and no automatic retry of a call that
-changes state (only reads are retried, by the channel's service config)."""
+"""The runner's calls to the claims service, through nodkit's Peer: the
+service token and the person in metadata, a deadline on every call, and no
+automatic retry of a call that changes state (only the reads the contract
+marks side-effect free are retried, by the channel's service config)."""
 
-import grpc
 from pydantic import SecretStr
 
 from nod.claims.v1 import claims_pb2 as pb
 from nod.claims.v1 import claims_pb2_grpc
 from nod_browser.domain.entry import EntryKind, EntryRequest
-from nodkit import context
-from nodkit.client import NodRpcError, call_metadata, open_channel, read_only_retry_config
 from nodkit.enums import ProtoEnum
+from nodkit.peers import Peer
 
-SERVICE = pb.DESCRIPTOR.services_by_name["ClaimsService"].full_name
 # The kinds are the claims contract's; this is the one table, derived by name.
 KINDS = ProtoEnum(pb.EntryKind, EntryKind)
 
@@ -20,18 +18,18 @@ KINDS = ProtoEnum(pb.EntryKind, EntryKind)
 class ClaimsClient:
     def __init__(self, address: str, token: SecretStr, holder: str, timeout_s: float) -> None:
         self.holder = holder
-        self._token = token
-        self._timeout_s = timeout_s
-        retry = read_only_retry_config([SERVICE], ["GetClaim", "FindClaim"])
-        self._channel = open_channel(address, service_config=retry)
-        self._stub = claims_pb2_grpc.ClaimsServiceStub(self._channel)
+        # A claim's end goes out in full even when EnterPrivate's caller has gone.
+        self._peer = Peer(
+            address,
+            token,
+            timeout_s,
+            [pb.DESCRIPTOR.services_by_name["ClaimsService"]],
+            within_caller_deadline=False,
+        )
+        self._stub = self._peer.stub(claims_pb2_grpc.ClaimsServiceStub)
 
     async def _call(self, method, request, user: str | None):
-        metadata = call_metadata(self._token, user, context.request_id.get())
-        try:
-            return await method(request, metadata=metadata, timeout=self._timeout_s)
-        except grpc.aio.AioRpcError as error:
-            raise NodRpcError(error) from None
+        return await self._peer.call(method, request, user)
 
     async def claim(self, owner: str, request: EntryRequest, origin: str, task_id: str):
         """The reply carries the private value when granted; callers drop it after one use."""
@@ -77,4 +75,4 @@ class ClaimsClient:
         await self._call(self._stub.RenewHolder, pb.RenewHolderRequest(holder=self.holder), None)
 
     async def close(self) -> None:
-        await self._channel.close(None)
+        await self._peer.close()

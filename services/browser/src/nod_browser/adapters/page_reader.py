@@ -91,3 +91,15 @@ async def settle(page: Page, timeout_s: float) -> None:
         await page.wait_for_load_state("load", timeout=timeout_s * 1000)
     except Error:
         pass
+
+
+async def quiet(page: Page, load_timeout_s: float, quiet_timeout_s: float) -> None:
+    """Waits (bounded) for the page to load, then for its network to go
+    quiet (no request for half a second): what a page check reads must be
+    the page the site settled on, not one still loading. A page that never
+    goes quiet (a long poll) is read once the bound is reached."""
+    await settle(page, load_timeout_s)
+    try:
+        await page.wait_for_load_state("networkidle", timeout=quiet_timeout_s * 1000)
+    except Error:
+        pass

@@ -36,8 +36,9 @@ class BrowserServicer(browser_pb2_grpc.BrowserServiceServicer):
         owner = current_user()
         return self._sessions.get(owner, validation.uuid_id("session_id", session_id))
 
-    async def _page(self, session: Session) -> pb.Page:
-        return page_to_pb(await session.run(browsing.read(session, self._settings)))
+    async def _page(self, session: Session, *, settle: bool = False) -> pb.Page:
+        page = await session.run(browsing.read(session, self._settings, settle=settle))
+        return page_to_pb(page)
 
     async def OpenSession(self, request, context) -> pb.OpenSessionResponse:
         owner = current_user()
@@ -55,7 +56,7 @@ class BrowserServicer(browser_pb2_grpc.BrowserServiceServicer):
 
     async def ReadPage(self, request, context) -> pb.ReadPageResponse:
         session = self._session(request.session_id)
-        return pb.ReadPageResponse(page=await self._page(session))
+        return pb.ReadPageResponse(page=await self._page(session, settle=request.settle))
 
     async def Click(self, request, context) -> pb.ClickResponse:
         session = self._session(request.session_id)

@@ -6,7 +6,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from nod_browser.adapters.chromium import Chromium
 from nod_browser.adapters.locating import locate_one
-from nod_browser.adapters.page_reader import PRIVATE_FIELD, read_page, settle
+from nod_browser.adapters.page_reader import PRIVATE_FIELD, quiet, read_page, settle
 from nod_browser.adapters.request_guard import send_unsafe_requests_once
 from nod_browser.app.sessions import Session, Sessions
 from nod_browser.settings import BrowserSettings
@@ -77,7 +77,12 @@ async def type_text(session: Session, target: str, text: str, settings: BrowserS
         ) from None
 
 
-async def read(session: Session, settings: BrowserSettings) -> dict:
+async def read(session: Session, settings: BrowserSettings, *, settle: bool = False) -> dict:
+    """settle: first wait (bounded) for the page to load and its network to
+    go quiet: the read after a submission, whose next page may still be
+    loading (a read then sees only its title, and judges nothing)."""
+    if settle:
+        await quiet(session.page, settings.action_timeout_s, settings.settle_s)
     return await read_page(
         session.page,
         mask=session.entered.mask,

@@ -80,10 +80,11 @@ _CLAIM_SAVED_ITEMS = """
 """
 
 
-# The hot path's other half, MarkSubmitted / MarkUncertain: the same change
-# and history row nodkit.history.move writes, as one autocommit statement on
+# The hot path's other half, MarkSubmitted / MarkUncertain: the change and
+# history row nodkit.history.move would write, as one autocommit statement on
 # the psycopg pool (a transaction through SQLAlchemy costs three round trips
-# and more CPU than the statement).
+# and more CPU than the statement). It is the only way a claim leaves RUNNING
+# for its holder.
 _FINISH_RUNNING = """
     WITH moved AS (
         UPDATE claims.claims
@@ -255,31 +256,6 @@ async def finish_running_now(
         await cursor.execute(_FINISH_RUNNING, params)
         row = await cursor.fetchone()
     return to_record(row) if row else None
-
-
-async def finish_running(
-    conn: AsyncConnection,
-    owner: str,
-    claim_id: str,
-    holder: str,
-    target: ClaimState,
-    reason: str = "",
-) -> ClaimRecord | None:
-    """RUNNING -> target, only for its holder. None if nothing matched."""
-    moved = await history.move(
-        conn,
-        claims,
-        CLAIM_HISTORY,
-        claims.c.owner == owner,
-        claims.c.id == claim_id,
-        claims.c.holder == holder,
-        from_state=ClaimState.RUNNING,
-        to_state=target,
-        actor=holder,
-        reason=reason,
-        values={"reason": reason},
-    )
-    return to_record(moved[0]) if moved else None
 
 
 async def record_check(

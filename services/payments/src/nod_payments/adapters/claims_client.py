@@ -1,10 +1,8 @@
 """Payments' one call to the claims service: reading a claim as the person
-it belongs to, to check the claim a card entry's end names. It presents
-payments' own token, carries the person (x-nod-user) and the request id,
-and has a deadline (never past the caller's). GetClaim is a read, so the
-channel's service config may retry it; nothing here changes state."""
-
-import asyncio
+it belongs to, to check the claim a card entry's end names. It goes through
+nodkit's Peer (payments' own token, the person, the request id, a deadline
+never past the caller's); GetClaim is a read, so the channel may retry it;
+nothing here changes state."""
 
 import grpc
 from pydantic import SecretStr
@@ -12,17 +10,14 @@ from pydantic import SecretStr
 from nod.claims.v1 import claims_pb2 as pb
 from nod.claims.v1 import claims_pb2_grpc
 from nod_payments.domain.card_entry import CardClaim, ClaimState
-from nodkit import context
-from nodkit.client import NodRpcError, call_metadata, open_channel, read_only_retry_config
+from nodkit.client import NodRpcError
 from nodkit.enums import ProtoEnum
 from nodkit.errors import InvalidArgument, Unavailable
 from nodkit.logging import get_logger
+from nodkit.peers import Peer
 
 log = get_logger("nod_payments.claims_client")
-SERVICE = pb.DESCRIPTOR.services_by_name["ClaimsService"].full_name
 STATES = ProtoEnum(pb.ClaimState, ClaimState)
-# The smallest deadline worth sending when the caller's is nearly spent.
-MIN_TIMEOUT_S = 0.05
 
 
 def _state(number: int) -> ClaimState | None:
@@ -34,28 +29,18 @@ def _state(number: int) -> ClaimState | None:
 
 class ClaimsClient:
     def __init__(self, address: str, token: SecretStr, timeout_s: float) -> None:
-        self._token = token
-        self._timeout_s = timeout_s
-        retry = read_only_retry_config([SERVICE], ["GetClaim"])
-        self._channel = open_channel(address, service_config=retry)
-        self._stub = claims_pb2_grpc.ClaimsServiceStub(self._channel)
-
-    def _timeout(self) -> float:
-        caller_deadline = context.deadline.get()
-        if caller_deadline is None:
-            return self._timeout_s
-        left = caller_deadline - asyncio.get_running_loop().time()
-        return max(MIN_TIMEOUT_S, min(self._timeout_s, left))
+        self._peer = Peer(
+            address, token, timeout_s, [pb.DESCRIPTOR.services_by_name["ClaimsService"]]
+        )
+        self._stub = self._peer.stub(claims_pb2_grpc.ClaimsServiceStub)
 
     async def get_claim(self, owner: str, claim_id: str) -> CardClaim | None:
         """The person's claim, or None when they have none with that id."""
-        metadata = call_metadata(self._token, owner, context.request_id.get())
         try:
-            reply = await self._stub.GetClaim(
-                pb.GetClaimRequest(claim_id=claim_id), metadata=metadata, timeout=self._timeout()
+            reply = await self._peer.call(
+                self._stub.GetClaim, pb.GetClaimRequest(claim_id=claim_id), owner
             )
-        except grpc.aio.AioRpcError as raw:
-            error = NodRpcError(raw)
+        except NodRpcError as error:
             if error.code == grpc.StatusCode.NOT_FOUND:
                 return None
             log.warning("claims.get_claim_failed", status=error.code.name, reason=error.reason)
@@ -73,4 +58,4 @@ class ClaimsClient:
         )
 
     async def close(self) -> None:
-        await self._channel.close(grace=None)
+        await self._peer.close()

@@ -175,6 +175,10 @@ async def end_running(
     )
 
 
+def running_longer_than(seconds: float) -> sa.ColumnElement[bool]:
+    return payments.c.started_at < sa.func.now() - sa.func.make_interval(0, 0, 0, 0, 0, 0, seconds)
+
+
 def run_by(instance_id: str) -> sa.ColumnElement[bool]:
     return payments.c.runner_instance == instance_id
 

@@ -3,10 +3,9 @@
 import json
 from typing import Any
 
-import sqlalchemy as sa
-
 from nod.tasks.v1 import tasks_pb2 as pb
-from nod_tasks.domain.steps import Resolution, StepRecord, StepState
+from nod_tasks.domain.events import StepView, TaskEvent
+from nod_tasks.domain.steps import Resolution, StepState
 from nod_tasks.domain.tasks import FormKind, TaskRecord, TaskState, Wait, WaitKind
 from nodkit.enums import ProtoEnum
 from nodkit.timestamps import to_proto
@@ -49,40 +48,42 @@ def _json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False) if value is not None else ""
 
 
-def _step(step: dict[str, Any], **times: Any) -> pb.Step:
-    resolution = step.get("resolution")
+def step_to_pb(step: StepView) -> pb.Step:
     return pb.Step(
-        **times,
-        number=step["number"],
-        tool=step["tool"],
-        arguments=_json(step["arguments"]),
-        state=STEP_STATES.proto(StepState(step["state"])),
-        result=_json(step["result"]),
-        reason=step["reason"],
-        claim_id=step["claim_id"] or "",
-        approval_id=step["approval_id"] or "",
-        payment_id=step["payment_id"] or "",
-        resolution=RESOLUTIONS.proto(Resolution(resolution) if resolution else None),
+        number=step.number,
+        tool=step.tool,
+        arguments=_json(step.arguments),
+        state=STEP_STATES.proto(step.state),
+        result=_json(step.result),
+        reason=step.reason,
+        claim_id=step.claim_id or "",
+        approval_id=step.approval_id or "",
+        payment_id=step.payment_id or "",
+        resolution=RESOLUTIONS.proto(step.resolution),
+        started_at=to_proto(step.started_at),
+        ended_at=to_proto(step.ended_at),
     )
 
 
-def step_to_pb(step: StepRecord) -> pb.Step:
-    return _step(
-        step.to_json(), started_at=to_proto(step.started_at), ended_at=to_proto(step.ended_at)
-    )
-
-
-def event_to_pb(row: sa.Row) -> pb.TaskEvent:
-    data = row.data or {}
-    attempt = data.get("model_attempt")
+def event_to_pb(event: TaskEvent) -> pb.TaskEvent:
+    attempt = event.attempt
     return pb.TaskEvent(
-        number=row.number,
-        task_id=str(row.task_id),
-        at=to_proto(row.at),
-        kind=row.kind,
-        state=TASK_STATES.proto(TaskState(row.state)),
-        step=_step(data["step"]) if data.get("step") else None,
-        model_attempt=pb.ModelAttempt(**attempt) if attempt else None,
-        wait=wait_to_pb(Wait.from_json(data.get("wait"))),
-        message=data.get("message", ""),
+        number=event.number,
+        task_id=event.task_id,
+        at=to_proto(event.at),
+        kind=event.kind,
+        state=TASK_STATES.proto(event.state),
+        step=step_to_pb(event.step) if event.step else None,
+        model_attempt=pb.ModelAttempt(
+            request=attempt.request,
+            attempt=attempt.attempt,
+            status=attempt.status,
+            error=attempt.error,
+            wait_s=attempt.wait_s,
+            retried=attempt.retried,
+        )
+        if attempt
+        else None,
+        wait=wait_to_pb(event.wait),
+        message=event.message,
     )

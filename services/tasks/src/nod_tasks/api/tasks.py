@@ -3,6 +3,7 @@
 from nod.tasks.v1 import tasks_pb2 as pb
 from nod.tasks.v1 import tasks_pb2_grpc
 from nod_tasks.api.convert import RESOLUTIONS, TASK_STATES, event_to_pb, step_to_pb, task_to_pb
+from nod_tasks.app.replies import Replies
 from nod_tasks.app.stop import Stopper
 from nod_tasks.app.tasks import Tasks
 from nodkit import listing, validation
@@ -11,8 +12,9 @@ from nodkit.identity import current_user
 
 
 class TasksServicer(tasks_pb2_grpc.TasksServiceServicer):
-    def __init__(self, tasks: Tasks, stopper: Stopper) -> None:
+    def __init__(self, tasks: Tasks, replies: Replies, stopper: Stopper) -> None:
         self._tasks = tasks
+        self._replies = replies
         self._stopper = stopper
 
     async def StartTask(self, request, context) -> pb.StartTaskResponse:
@@ -63,25 +65,19 @@ class TasksServicer(tasks_pb2_grpc.TasksServiceServicer):
         return pb.ContinueResponse(task=task_to_pb(task))
 
     async def SubmitPrivateForm(self, request, context) -> pb.SubmitPrivateFormResponse:
-        task = await self._tasks.submit_form(
-            current_user(), request.task_id, request.form_id, request.item_id
-        )
+        task = await self._tasks.get(current_user(), request.task_id)
+        task = await self._replies.submit_form(task, request.form_id, request.item_id)
         return pb.SubmitPrivateFormResponse(task=task_to_pb(task))
 
     async def AnswerQuestion(self, request, context) -> pb.AnswerQuestionResponse:
-        task = await self._tasks.answer(
-            current_user(), request.task_id, request.question_id, request.text
-        )
+        task = await self._tasks.get(current_user(), request.task_id)
+        task = await self._replies.answer(task, request.question_id, request.text)
         return pb.AnswerQuestionResponse(task=task_to_pb(task))
 
     async def ResolveUncertain(self, request, context) -> pb.ResolveUncertainResponse:
-        task = await self._tasks.resolve(
-            current_user(),
-            request.task_id,
-            request.step,
-            RESOLUTIONS.domain("resolution", request.resolution),
-            request.note,
-        )
+        resolution = RESOLUTIONS.domain("resolution", request.resolution)
+        task = await self._tasks.get(current_user(), request.task_id)
+        task = await self._replies.resolve(task, request.step, resolution, request.note)
         return pb.ResolveUncertainResponse(task=task_to_pb(task))
 
 

@@ -1,6 +1,6 @@
 """Background rounds that go through many tasks a batch at a time: the
-waits on other services (waits.py) and Stop's clean-ups still to tell
-(stop.py). Each round takes the next batch on a keyset cursor over
+waits on other services (waits.py) and the ended tasks whose end is still
+to be told (endings.py). Each round takes the next batch on a keyset cursor over
 (updated_at, id) and starts again from the oldest after the last one, so
 every task gets its turn however many there are, even when the same ones
 fail round after round. A few tasks are handled at once; one task's error
@@ -10,9 +10,8 @@ import asyncio
 from collections.abc import Awaitable, Callable, Iterable
 from datetime import datetime
 
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
-
 from nod_tasks.domain.tasks import TaskRecord
+from nod_tasks.store.database import Database, Transaction
 from nodkit.logging import get_logger
 
 log = get_logger("nod_tasks.in_turn")
@@ -20,20 +19,20 @@ log = get_logger("nod_tasks.in_turn")
 AT_ONCE = 4
 
 Cursor = tuple[datetime, str]
-Fetch = Callable[[AsyncConnection, int, Cursor | None], Awaitable[list[TaskRecord]]]
+Fetch = Callable[[Transaction, int, Cursor | None], Awaitable[list[TaskRecord]]]
 
 
 class InTurn:
-    def __init__(self, engine: AsyncEngine, fetch: Fetch, *, batch: int) -> None:
-        self._engine = engine
+    def __init__(self, db: Database, fetch: Fetch, *, batch: int) -> None:
+        self._db = db
         self._fetch = fetch
         self._batch = batch
         # Where the next round goes on from, or None to start from the oldest.
         self._after: Cursor | None = None
 
     async def next_batch(self) -> list[TaskRecord]:
-        async with self._engine.connect() as conn:
-            batch = await self._fetch(conn, self._batch, self._after)
+        async with self._db.reads() as tx:
+            batch = await self._fetch(tx, self._batch, self._after)
         last = batch[-1] if len(batch) == self._batch else None
         self._after = (last.updated_at, last.id) if last else None
         return batch

@@ -1,101 +1,131 @@
 """One run of one task on this instance: the agent loop (G5, G9, G10).
 
-Ask the model for the next step; record the step RUNNING before it starts;
-run the tool once; record its end and tell the model; repeat — until the
-model finishes, the task must wait for the person, or something ends it.
-Every change is conditional on the task still RUNNING on this instance, so
-a Stop (by any instance) ends the loop and nothing new starts after it.
+Ask the model for the next step; record the step RUNNING (with what it acts
+on) before it starts; run the tool once; record its end and tell the model;
+repeat, until the model finishes, the task must wait for the person, or
+something ends it. Every change is conditional on the task still RUNNING on
+this instance, so a Stop (by any instance) ends the loop and nothing new
+starts after it.
+
+The run keeps the task's steps and conversation in memory, read once when
+it starts: while it runs, it is their only writer. A step then costs two
+statements (its start and its end, each with its event and transcript
+entry), and the person's saved items are read for the next request while
+the end is written.
 """
 
 import asyncio
 from dataclasses import dataclass, replace
 from typing import Any
 
-from sqlalchemy.ext.asyncio import AsyncEngine
-
 from nod_tasks.adapters.peers import Peers
 from nod_tasks.app import model_requests
 from nod_tasks.app.context import task_context
+from nod_tasks.app.endings import Endings
 from nod_tasks.app.tools.base import Outcome, StepContext, WaitFor
-from nod_tasks.app.tools.registry import HANDLERS
-from nod_tasks.domain import steps as step_rules
-from nod_tasks.domain.model import ModelProvider, ModelRequest, TaskContext, ToolCall
-from nod_tasks.domain.prompt import assistant_call, to_messages
+from nod_tasks.app.tools.registry import SCHEMAS, TOOLS
+from nod_tasks.domain import prompt, steps, tools
+from nod_tasks.domain.events import ModelAttempt
+from nod_tasks.domain.model import Message, ModelProvider, ModelReply, ModelRequest, TaskContext
+from nod_tasks.domain.results import Finished
 from nod_tasks.domain.retry import ModelFailure, RetryDecision
 from nod_tasks.domain.steps import StepEnd, StepRecord, StepState
-from nod_tasks.domain.tasks import CHECK_OR_CONTINUE, TaskRecord, TaskState, Wait, WaitKind
-from nod_tasks.domain.tools import TOOLS, BadToolCall, check_call, identical_earlier_step
+from nod_tasks.domain.tasks import (
+    CHECK_OR_CONTINUE,
+    Move,
+    TaskRecord,
+    TaskState,
+    Wait,
+    check_wait,
+)
 from nod_tasks.settings import TasksSettings
-from nod_tasks.store import steps as step_store
-from nod_tasks.store import tasks as task_store
+from nod_tasks.store.database import Database, Transaction
+from nod_tasks.store.records import attempt_to_json
+from nod_tasks.store.tasks import Which
 from nodkit.client import NodRpcError
 from nodkit.logging import get_logger
 
 log = get_logger("nod_tasks.runs")
-TOOL_SCHEMAS = [tool.schema() for tool in TOOLS]
-# Cut off in the middle, these touched nothing outside the page.
-HARMLESS_WHEN_CUT_OFF = frozenset(
-    {"read_page", "navigate", "type_text", "ask_private_form", "ask_person", "finish"}
-)
+CUT_OFF = "it was stopped while it ran"
+INTERNAL_ERROR = "an internal error stopped it"
 
 
 @dataclass(frozen=True)
 class RunDeps:
-    engine: AsyncEngine
+    db: Database
     peers: Peers
     provider: ModelProvider
     settings: TasksSettings
+    endings: Endings
 
 
 class Run:
     def __init__(self, deps: RunDeps, task: TaskRecord) -> None:
         self._deps = deps
+        self._db = deps.db
         self._task = task
         self._me = deps.settings.instance_id
         self._requests = 0
+        self._steps: list[StepRecord] = []
+        self._messages: list[Message] = []
+        # Events written with the next change (a model request's good attempt).
+        self._pending: list[tuple[str, dict[str, Any]]] = []
 
     async def go(self) -> None:
-        # Read once: every later change is conditional on the task still
-        # RUNNING on this instance, so a Stop anywhere ends the loop anyway.
-        if not await self._still_mine():
-            return
-        for _ in range(self._deps.settings.max_steps_per_run):
-            try:
-                # Fresh for every request: the person may save an item meanwhile.
-                context, transcript = await asyncio.gather(
-                    task_context(self._deps.peers, self._task), self._read_transcript()
-                )
-            except NodRpcError as error:
-                await self._end(
-                    TaskState.FAILED,
-                    f"nod could not read your saved items ({error.code.name}): {CHECK_OR_CONTINUE}",
-                )
-                return
-            reply = await self._ask_model(context, transcript)
-            if reply is None:
-                return
-            if not reply.tool_calls:
-                await self._end(TaskState.DONE, reply.text.strip() or "Done.")
-                return
-            if await self._step(context, reply.tool_calls[0]):
-                return
-        limit = self._deps.settings.max_steps_per_run
-        await self._end(TaskState.FAILED, f"it took more than {limit} steps: {CHECK_OR_CONTINUE}")
+        """The run, to its end; one that fails inside ends its task FAILED
+        (nothing is left RUNNING), asking the person to check or continue."""
+        try:
+            await self._go()
+        except Exception:
+            log.exception("run.failed_inside", task_id=self._task.id)
+            await self._end(Move.FAIL, f"an internal error stopped this task: {CHECK_OR_CONTINUE}")
 
-    async def _still_mine(self) -> bool:
-        async with self._deps.engine.connect() as conn:
-            task = await task_store.get_task(conn, self._task.owner, self._task.id)
-        if task is None or task.state != TaskState.RUNNING or task.runner_instance != self._me:
-            return False  # stopped, or no longer this instance's
-        self._task = task
+    async def _go(self) -> None:
+        if not await self._load():
+            return  # stopped, or no longer this instance's
+        next_context = self._context()
+        try:
+            for _ in range(self._deps.settings.max_steps_per_run):
+                try:
+                    context = await next_context
+                except NodRpcError as error:
+                    why = f"nod could not read your saved items ({error.code.name})"
+                    await self._end(Move.FAIL, f"{why}: {CHECK_OR_CONTINUE}")
+                    return
+                reply = await self._ask_model(context)
+                if reply is None:
+                    return
+                if not reply.tool_calls:
+                    await self._end(Move.FINISH, reply.text.strip() or "Done.")
+                    return
+                call = reply.tool_calls[0]
+                ended = await self._step(context, call.id, call.name, call.arguments)
+                if ended is None:
+                    return
+                next_context = ended
+            limit = self._deps.settings.max_steps_per_run
+            await self._end(Move.FAIL, f"it took more than {limit} steps: {CHECK_OR_CONTINUE}")
+        finally:
+            next_context.cancel()
+
+    async def _load(self) -> bool:
+        """The task as it stands, its steps and its conversation so far."""
+        async with self._db.reads() as tx:
+            task = await tx.tasks.get(self._task.owner, self._task.id)
+            if task is None or task.state != TaskState.RUNNING or task.runner_instance != self._me:
+                return False
+            self._task = task
+            self._steps = await tx.steps.of_task(task.id)
+            self._messages = [entry.message() for entry in await tx.transcript(task.id)]
         return True
 
-    async def _read_transcript(self) -> list[dict[str, Any]]:
-        async with self._deps.engine.connect() as conn:
-            return await step_store.read_transcript(conn, self._task.id)
+    def _context(self) -> "asyncio.Future[TaskContext]":
+        # Fresh for every request: the person may save an item meanwhile.
+        return asyncio.ensure_future(task_context(self._deps.peers, self._task))
 
-    async def _ask_model(self, context: TaskContext, transcript: list[dict[str, Any]]):
-        request = ModelRequest(to_messages(context, transcript), TOOL_SCHEMAS, context)
+    async def _ask_model(self, context: TaskContext) -> ModelReply | None:
+        messages = (prompt.system_prompt(context), *self._messages)
+        request = ModelRequest(messages, SCHEMAS, context)
         self._requests += 1
         try:
             return await model_requests.ask(self._deps.provider, request, self._record_attempt)
@@ -106,134 +136,174 @@ class Run:
                 )
             else:
                 message = f"The model provider failed ({gave_up.failure}): {CHECK_OR_CONTINUE}"
-            await self._end(TaskState.FAILED, message)
+            await self._end(Move.FAIL, message)
             return None
 
     async def _record_attempt(
         self, attempt: int, failure: ModelFailure | None, decision: RetryDecision | None
     ) -> None:
         data = {
-            "model_attempt": {
-                "request": self._requests,
-                "attempt": attempt,
-                "status": (failure.status or 0) if failure else 200,
-                "error": str(failure) if failure else "",
-                "wait_s": decision.wait_s if decision and decision.retry else 0.0,
-                "retried": bool(decision and decision.retry),
-            }
-        }
-        async with self._deps.engine.begin() as conn:
-            await task_store.add_event(conn, self._task.id, "model.attempt", data)
-
-    async def _step(self, context: TaskContext, call: ToolCall) -> bool:
-        """Runs one tool call; True when the run ends here (it waits, or ended)."""
-        task = self._task
-        arguments = call.arguments if call.arguments is not None else {}
-        async with self._deps.engine.begin() as conn:
-            earlier = await step_store.list_steps(conn, task.id)
-            step = await step_store.start(conn, task.id, self._me, call.id, call.name, arguments)
-            if step is None:
-                return True  # stopped meanwhile: the step never started
-            await step_store.append_transcript(
-                conn, task.id, assistant_call(call.id, call.name, arguments)
+            "model_attempt": attempt_to_json(
+                ModelAttempt(
+                    request=self._requests,
+                    attempt=attempt,
+                    status=(failure.status or 0) if failure else 200,
+                    error=str(failure) if failure else "",
+                    wait_s=decision.wait_s if decision and decision.retry else 0.0,
+                    retried=bool(decision and decision.retry),
+                )
             )
-        ctx = StepContext(task, step, context, earlier, self._deps.peers, self._deps.settings)
+        }
+        if failure is None:
+            # Written with the step it brought (or the end), in one statement.
+            self._pending.append(("model.attempt", data))
+            return
+        async with self._db.transaction() as tx:
+            await tx.add_event(self._task.id, "model.attempt", data)
+
+    async def _step(
+        self, context: TaskContext, call_id: str, name: str, arguments: dict[str, Any] | None
+    ) -> "asyncio.Future[TaskContext] | None":
+        """Runs one tool call. None when the run ends here (it waits, or
+        ended); else the context for the next request, being read."""
+        planned = tools.plan_call(name, arguments, self._steps, self._task.forms)
+        called = prompt.Called(call_id, planned.name, planned.arguments)
+        step = await self._start(called, planned)
+        if step is None:
+            return None  # stopped meanwhile: the step never started
+        ctx = StepContext(
+            self._task, step, context, self._steps, self._deps.peers, self._deps.settings
+        )
+        # Read while the tool runs and its end is written, for the next request.
+        next_context = self._context()
         try:
-            outcome = await self._run_tool(ctx, call)
+            if planned.refused:
+                goes_on = await self._end_step(ctx, steps.not_run(planned.refused))
+            else:
+                goes_on = await self._run_and_end(ctx, planned)
         except asyncio.CancelledError:
-            # Stop or shutdown: the step's end is written even so.
-            await asyncio.shield(self._end_step(ctx, _cut_off(step)))
+            next_context.cancel()
+            # Stop or shutdown: the step's end is written even so, unless it
+            # ended already or now waits for the person.
+            cut_off = tools.cut_off_end(step.tool, CUT_OFF)
+            await asyncio.shield(self._db.end_step(step, cut_off, in_flight_on=self._me))
             raise
+        if not goes_on:
+            next_context.cancel()
+            return None
+        return next_context
+
+    async def _run_and_end(self, ctx: StepContext, planned: tools.Planned) -> bool:
+        outcome = await self._run_tool(ctx, planned)
         if isinstance(outcome, WaitFor):
-            return await self._wait(ctx, outcome)
+            await self._wait(ctx, outcome)
+            return False
         return await self._end_step(ctx, outcome)
 
-    async def _run_tool(self, ctx: StepContext, call: ToolCall) -> Outcome:
-        if call.arguments is None:
-            return step_rules.not_run("the arguments were not a JSON object")
-        try:
-            arguments = check_call(call.name, call.arguments)
-        except BadToolCall as bad:
-            return step_rules.not_run(str(bad))
-        repeated = identical_earlier_step(call.name, arguments, ctx.earlier)
-        if repeated is not None:
-            return step_rules.not_run(
-                f"identical to step {repeated.number}, which is never run again;"
-                " give new_action_reason if this is a new action"
+    async def _start(self, called: prompt.Called, planned: tools.Planned) -> StepRecord | None:
+        """The step RUNNING here, with what it acts on. A start that is cut
+        off on its way still lands (or not) as one statement: a step it made
+        is ended as cut off before the cancellation goes on."""
+        starting = asyncio.ensure_future(
+            self._db.start_step(
+                task_id=self._task.id,
+                instance_id=self._me,
+                number=self._task.steps + 1,
+                call=called,
+                subject=planned.subject,
+                also=self._pending,
             )
+        )
         try:
-            return await HANDLERS[call.name](ctx, arguments)
+            step = await asyncio.shield(starting)
+        except asyncio.CancelledError:
+            if (made := await starting) is not None:
+                cut_off = tools.cut_off_end(made.tool, CUT_OFF)
+                await self._db.end_step(made, cut_off, in_flight_on=self._me)
+            raise
+        if step is None:
+            await self._write_pending()
+            return None
+        self._pending = []
+        self._task = replace(self._task, steps=step.number)
+        self._messages.append(called.message())
+        return step
+
+    async def _write_pending(self) -> None:
+        """Events that found no change to go with (the task was stopped)."""
+        if self._pending:
+            async with self._db.transaction() as tx:
+                for kind, data in self._pending:
+                    await tx.add_event(self._task.id, kind, data)
+            self._pending = []
+
+    async def _run_tool(self, ctx: StepContext, planned: tools.Planned) -> Outcome:
+        try:
+            return await TOOLS[planned.name].run(ctx, planned.arguments)
         except asyncio.CancelledError:
             raise
         except Exception:
             log.exception("step.failed_inside", task_id=ctx.task.id, step=ctx.step.number)
-            return _cut_off(ctx.step, "an internal error stopped it")
-
-    async def _wait(self, ctx: StepContext, waiting: WaitFor) -> bool:
-        async with self._deps.engine.begin() as conn:
-            await self._keep_session(conn, ctx)
-            if waiting.made:
-                await step_store.note(conn, ctx.task.id, ctx.step.number, **waiting.made)
-            if not await self._move_to_wait(conn, waiting.wait):
-                # Stopped while the proposal or payment was being made: the stop's
-                # cancellation may have come first, so it is made again.
-                await task_store.mark_cleanup_pending(conn, ctx.task.id)
-        return True
+            return tools.cut_off_end(ctx.step.tool, INTERNAL_ERROR)
 
     async def _end_step(self, ctx: StepContext, end: StepEnd) -> bool:
+        """The step's end, and the task's move it brings; True if the run goes on."""
+        await self._keep_session(ctx)
         step = ctx.step
-        async with self._deps.engine.begin() as conn:
-            await self._keep_session(conn, ctx)
-            if await step_store.end(conn, ctx.task.id, step.number, end) is None:
-                return True  # ended already (the task was interrupted meanwhile)
-            if step.tool == "finish" and end.state == StepState.DONE:
-                await self._move(conn, TaskState.DONE, "task.ended", message=end.result["message"])
-                return True
-            if end.state == StepState.UNCERTAIN:
-                await self._move_to_wait(conn, check_wait(step.number, end.reason))
-                return True
-            if ctx.then_wait is not None:
-                await self._move_to_wait(conn, ctx.then_wait)
-                return True
-        return False
+        then: tuple[Move, str | None, Wait | None] | None = None
+        if isinstance(end.result, Finished) and end.state == StepState.DONE:
+            then = (Move.FINISH, end.result.message, None)
+        elif end.state == StepState.UNCERTAIN:
+            then = (Move.WAIT, None, check_wait(step.number, end.reason))
+        elif ctx.then_wait is not None:
+            then = (Move.WAIT, None, ctx.then_wait)
+        if then is not None:
+            move, message, wait = then
+            async with self._db.transaction() as tx:
+                await tx.steps.end(step, end, in_flight_on=self._me)
+                await self._move(tx, move, message=message, wait=wait)
+            self._deps.endings.kick()
+            return False
+        ended = await self._db.end_step(step, end, in_flight_on=self._me)
+        if ended is None:
+            return False  # ended already (the task was interrupted meanwhile)
+        self._steps.append(ended)
+        view = end.result.for_model()
+        self._messages.append(prompt.Answered(step.call_id, step.number, view).message())
+        return True
 
-    async def _keep_session(self, conn, ctx: StepContext) -> None:
+    async def _wait(self, ctx: StepContext, waiting: WaitFor) -> None:
+        await self._keep_session(ctx)
+        async with self._db.transaction() as tx:
+            if waiting.approval_id or waiting.payment_id:
+                await tx.steps.wait(
+                    ctx.step, approval_id=waiting.approval_id, payment_id=waiting.payment_id
+                )
+            if not await self._move(tx, Move.WAIT, wait=waiting.wait):
+                # Stopped while the proposal or payment was being made: the
+                # stop's telling may have come first, so it is told again.
+                await tx.tasks.tell_again(ctx.task.id)
+        self._deps.endings.kick()
+
+    async def _keep_session(self, ctx: StepContext) -> None:
         if ctx.session_id and ctx.session_id != self._task.session_id:
-            await task_store.set_session(conn, ctx.task.id, ctx.session_id)
+            async with self._db.transaction() as tx:
+                await tx.tasks.set_session(ctx.task.id, ctx.session_id)
             self._task = replace(self._task, session_id=ctx.session_id)
 
-    async def _move_to_wait(self, conn, wait: Wait) -> bool:
-        return await self._move(conn, TaskState.WAITING, "task.waiting", wait=wait.to_json())
+    async def _move(
+        self, tx: Transaction, move: Move, *, message: str | None = None, wait: Wait | None = None
+    ) -> bool:
+        """The task moves on, if it still runs here; the events waiting for
+        a change are written first."""
+        for kind, data in self._pending:
+            await tx.add_event(self._task.id, kind, data)
+        self._pending = []
+        here = Which(task_id=self._task.id, running_on=self._me)
+        return bool(await tx.tasks.move(move, here, actor=self._me, message=message, wait=wait))
 
-    async def _move(self, conn, state: TaskState, kind: str, **values: Any) -> bool:
-        data = {k: v for k, v in values.items() if k in ("message", "wait")}
-        return bool(
-            await task_store.move(
-                conn,
-                *task_store.one_task(self._task.id),
-                *task_store.run_by(self._me),
-                to_state=state,
-                kind=kind,
-                data=data,
-                **values,
-            )
-        )
-
-    async def _end(self, state: TaskState, message: str) -> None:
-        async with self._deps.engine.begin() as conn:
-            await self._move(conn, state, "task.ended", message=message)
-
-
-def check_wait(step: int, why: str) -> Wait:
-    return Wait(
-        WaitKind.CHECK,
-        str(step),
-        prompt=f"Step {step} may have happened: {why}. Check, then say what you found.",
-        step=step,
-    )
-
-
-def _cut_off(step: StepRecord, why: str = "it was stopped while it ran") -> StepEnd:
-    if step.tool in HARMLESS_WHEN_CUT_OFF:
-        return step_rules.failed(why)
-    return step_rules.uncertain(why)
+    async def _end(self, move: Move, message: str) -> None:
+        async with self._db.transaction() as tx:
+            await self._move(tx, move, message=message)
+        # Its end is told to the other services now (what it left open is cancelled).
+        self._deps.endings.kick()

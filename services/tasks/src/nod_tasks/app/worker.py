@@ -10,26 +10,28 @@ second truth, and recovery in both is about re-running stalled jobs, which
 nod must never do; per-owner recovery with our leases is a few lines here."""
 
 import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable
 from functools import partial
 
-from sqlalchemy.ext.asyncio import AsyncEngine
-
 from nod_tasks.app.runs import Run, RunDeps
-from nod_tasks.domain.tasks import INTERRUPTED
-from nod_tasks.recovery import interrupt
-from nod_tasks.store import tasks as task_store
 from nodkit.logging import get_logger
+from nodkit.notices import Notices
 
 log = get_logger("nod_tasks.worker")
 
 
 class Worker:
-    def __init__(self, engine: AsyncEngine, deps: RunDeps) -> None:
-        self._engine = engine
+    def __init__(self, deps: RunDeps, reconcile: Callable[[], Awaitable[int]]) -> None:
+        """reconcile: this instance's running tasks INTERRUPTED, their steps ended."""
         self._deps = deps
+        self._db = deps.db
+        self._reconcile = reconcile
         self._me = deps.settings.instance_id
         self._capacity = deps.settings.max_running
         self._runs: dict[str, asyncio.Task] = {}
+        # Room for another run here.
+        self._room = asyncio.Event()
 
     @property
     def running(self) -> list[str]:
@@ -38,8 +40,8 @@ class Worker:
     async def take_work(self) -> int:
         taken = 0
         while len(self._runs) < self._capacity:
-            async with self._engine.begin() as conn:
-                task = await task_store.take_next_queued(conn, self._me)
+            async with self._db.transaction() as tx:
+                task = await tx.tasks.take_next_queued(self._me)
             if task is None:
                 break
             run = asyncio.ensure_future(Run(self._deps, task).go())
@@ -50,6 +52,7 @@ class Worker:
 
     def _finished(self, task_id: str, run: asyncio.Task) -> None:
         self._runs.pop(task_id, None)
+        self._room.set()
         if not run.cancelled() and run.exception() is not None:
             log.error("run.failed", task_id=task_id, exc_info=run.exception())
 
@@ -57,8 +60,8 @@ class Worker:
         """Runs whose task no longer runs here (a Stop made elsewhere)."""
         if not self._runs:
             return
-        async with self._engine.connect() as conn:
-            alive = await task_store.still_running(conn, self._me, list(self._runs))
+        async with self._db.reads() as tx:
+            alive = await tx.tasks.still_running(self._me, list(self._runs))
         self.interrupt([task_id for task_id in self._runs if task_id not in alive])
 
     def interrupt(self, task_ids: list[str]) -> None:
@@ -70,11 +73,30 @@ class Worker:
         await self.cancel_stopped()
         await self.take_work()
 
+    async def run(self, queue: Notices, fallback_s: float) -> None:
+        """Looks when a task is queued or stopped on any instance, when a run
+        here ends, and every fallback_s regardless; until cancelled."""
+        with queue.listen("queued") as queued, queue.listen("stopped") as stopped:
+            wakes = (queued, stopped, self._room)
+            while True:
+                for wake in wakes:
+                    wake.clear()  # before the look: a later change wakes the wait below
+                try:
+                    await self.poll()
+                except Exception as error:
+                    log.error("queue.failed", exc_info=error)
+                waiting = [asyncio.ensure_future(wake.wait()) for wake in wakes]
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(fallback_s):
+                        await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+                for wait in waiting:
+                    wait.cancel()
+
     async def shutdown(self) -> None:
         """The tasks still running here are INTERRUPTED first (so their runs,
-        cut off next, move them nowhere); each cut-off step ends UNCERTAIN."""
+        cut off next, move them nowhere), with their steps in flight ended."""
         if self._runs:
-            await interrupt(self._engine, task_store.run_by(self._me), INTERRUPTED)
+            await self._reconcile()
         runs = list(self._runs.values())
         for run in runs:
             run.cancel()

@@ -1,13 +1,12 @@
-"""Reading the page after a private entry (G3, G6, G8): did it work? The
-answer is recorded beside the claim (RecordCheck) or the payment's outcome,
-never instead of its state. And the saved-login rule: a saved login that
-didn't get through is not entered again in the task. Plain Python over the
-page as the browser service reads it (masked)."""
+"""Reading the page after a private entry (G3, G8): did it work? The answer
+is recorded beside the claim (RecordCheck) or as the payment's outcome,
+never instead of its state. Only the site's own page, read once it has
+settled, can say so: a page that shows nothing readable (still loading,
+only a title, the browser's own error page) is always unclear."""
 
 from enum import StrEnum
-from typing import Any
 
-from nod_tasks.domain.steps import StepRecord, StepState
+from nod_tasks.domain.pages import Page
 
 
 class Check(StrEnum):
@@ -22,48 +21,30 @@ class PaymentOutcome(StrEnum):
     UNKNOWN = "unknown"
 
 
-def _notices(page: dict[str, Any], kind: str) -> list[str]:
-    return [n.get("text", "") for n in page.get("notices", []) if n.get("kind") == kind]
-
-
-def _past(page: dict[str, Any], form_flag: str) -> Check:
-    """The form the value went into is gone: it worked. Still there with an
-    error: it did not. Anything else: unclear, and so is a page that isn't
-    the site's at all (the browser's own error page or a blank one after a
-    cut-off submit: the form is gone from it, but nothing is known)."""
-    if not str(page.get("url", "")).startswith(("http://", "https://")):
+def _past(page: Page, form_still_shown: bool) -> Check:
+    """The form the value went into is gone and nothing went wrong: it
+    worked. Still there with an error: it did not. Anything else: unclear."""
+    if not page.readable:
         return Check.UNCLEAR
-    if not page.get(form_flag):
-        return Check.UNCLEAR if _notices(page, "error") else Check.WORKED
-    return Check.DID_NOT_WORK if _notices(page, "error") else Check.UNCLEAR
+    errors = page.notices_of("error")
+    if form_still_shown:
+        return Check.DID_NOT_WORK if errors else Check.UNCLEAR
+    return Check.UNCLEAR if errors else Check.WORKED
 
 
-def check_login(page: dict[str, Any]) -> Check:
-    return _past(page, "loginFormPresent")
+def check_login(page: Page) -> Check:
+    return _past(page, page.login_form)
 
 
-def check_code(page: dict[str, Any]) -> Check:
-    return _past(page, "codeFormPresent")
+def check_code(page: Page) -> Check:
+    return _past(page, page.code_form)
 
 
-def payment_outcome(page: dict[str, Any]) -> PaymentOutcome:
-    if _notices(page, "success") and not page.get("paymentFormPresent"):
+def payment_outcome(page: Page) -> PaymentOutcome:
+    if not page.readable:
+        return PaymentOutcome.UNKNOWN
+    if page.notices_of("success") and not page.payment_form:
         return PaymentOutcome.PAID
-    if _notices(page, "error") and page.get("paymentFormPresent"):
+    if page.notices_of("error") and page.payment_form:
         return PaymentOutcome.DECLINED
     return PaymentOutcome.UNKNOWN
-
-
-def refused_logins(steps: list[StepRecord]) -> set[str]:
-    """G6: the saved logins this task entered and that didn't get through
-    (the page said no, or it was unclear, or the entry itself is uncertain)."""
-    refused = set()
-    for step in steps:
-        result = step.result or {}
-        login_id = result.get("login_id")
-        if not login_id:
-            continue
-        uncertain = step.state == StepState.UNCERTAIN
-        if uncertain or (result.get("entered") and result.get("check") != Check.WORKED.value):
-            refused.add(str(login_id))
-    return refused

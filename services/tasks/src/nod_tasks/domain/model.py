@@ -1,6 +1,7 @@
 """What a model provider is asked and answers, whichever provider it is
 (the OpenAI-compatible client or the scripted planner)."""
 
+import json
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -56,9 +57,22 @@ class ModelReply:
 
 
 @dataclass(frozen=True)
+class Message:
+    """One OpenAI chat message, and its JSON, encoded once: a task's
+    conversation only grows, so each request re-sends what was encoded."""
+
+    body: dict[str, Any]
+    encoded: str
+
+    @classmethod
+    def of(cls, body: dict[str, Any]) -> "Message":
+        return cls(body, json.dumps(body, sort_keys=True, ensure_ascii=False))
+
+
+@dataclass(frozen=True)
 class ModelRequest:
     # OpenAI chat messages (system prompt first), masked.
-    messages: list[dict[str, Any]]
+    messages: tuple[Message, ...]
     tools: list[dict[str, Any]]
     context: TaskContext
 

@@ -2,14 +2,15 @@
 values only) and the task's transcript, as OpenAI chat messages.
 
 The transcript is kept as the task goes (store/transcript.py): the person's
-words, each tool call the model made, and each result it was given. Nothing
+words, each tool call the model made, and each result's model view. Nothing
 in it was ever a private value: pages come masked from the browser service,
 private forms are named by id, saved items by label."""
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
-from nod_tasks.domain.model import TaskContext
+from nod_tasks.domain.model import Message, TaskContext
 
 RULES = """You are nod, an assistant that does tasks for a person on websites and in their
 connected apps, one tool call at a time.
@@ -28,7 +29,71 @@ Rules you must keep:
 - When the task is done, or can't be done, call finish with a short message."""
 
 
-def system_prompt(context: TaskContext) -> str:
+@dataclass(frozen=True)
+class Said:
+    """The person's words (the task, a Continue, an answer, a check's finding)."""
+
+    text: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"role": "user", "content": self.text}
+
+    def message(self) -> Message:
+        return Message.of({"role": "user", "content": self.text})
+
+
+@dataclass(frozen=True)
+class Called:
+    """A tool call the model made."""
+
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        call = {"id": self.call_id, "name": self.name, "arguments": self.arguments}
+        return {"role": "assistant", "tool_call": call}
+
+    def message(self) -> Message:
+        function = {"name": self.name, "arguments": json.dumps(self.arguments, sort_keys=True)}
+        call = {"id": self.call_id, "type": "function", "function": function}
+        return Message.of({"role": "assistant", "content": None, "tool_calls": [call]})
+
+
+@dataclass(frozen=True)
+class Answered:
+    """What the model is told of a call's result (a result's model view)."""
+
+    call_id: str
+    step: int
+    view: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"role": "tool", "tool_call_id": self.call_id, "result": self.content()}
+
+    def content(self) -> dict[str, Any]:
+        return {"step": self.step, **self.view}
+
+    def message(self) -> Message:
+        content = json.dumps(self.content(), sort_keys=True)
+        return Message.of({"role": "tool", "tool_call_id": self.call_id, "content": content})
+
+
+Entry = Said | Called | Answered
+
+
+def from_json(data: dict[str, Any]) -> Entry:
+    if data["role"] == "assistant":
+        call = data["tool_call"]
+        return Called(call["id"], call["name"], call["arguments"])
+    if data["role"] == "tool":
+        result = dict(data["result"])
+        step = int(result.pop("step", 0))
+        return Answered(data["tool_call_id"], step, result)
+    return Said(data["content"])
+
+
+def system_prompt(context: TaskContext) -> Message:
     lines = [RULES, "", "The person's saved logins (id, label, site, username):"]
     lines += [f"- {x.id}: {x.label} ({x.origin}, {x.username})" for x in context.logins] or [
         "- none"
@@ -38,51 +103,4 @@ def system_prompt(context: TaskContext) -> str:
     lines += ["The person's connected apps (id, app, label):"]
     lines += [f"- {a.id}: {a.app}, {a.label}" for a in context.accounts] or ["- none"]
     lines += ["The webhook app's action is `post` (parameters: any JSON object)."]
-    return "\n".join(lines)
-
-
-def to_messages(context: TaskContext, transcript: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """OpenAI chat messages: the system prompt, then the transcript."""
-    messages: list[dict[str, Any]] = [{"role": "system", "content": system_prompt(context)}]
-    for entry in transcript:
-        if entry["role"] == "assistant":
-            call = entry["tool_call"]
-            messages.append(
-                {
-                    "role": "assistant",
-                    "content": entry.get("content") or None,
-                    "tool_calls": [
-                        {
-                            "id": call["id"],
-                            "type": "function",
-                            "function": {
-                                "name": call["name"],
-                                "arguments": json.dumps(call["arguments"], sort_keys=True),
-                            },
-                        }
-                    ],
-                }
-            )
-        elif entry["role"] == "tool":
-            messages.append(
-                {
-                    "role": "tool",
-                    "tool_call_id": entry["tool_call_id"],
-                    "content": json.dumps(entry["result"], sort_keys=True),
-                }
-            )
-        else:
-            messages.append({"role": "user", "content": entry["content"]})
-    return messages
-
-
-def assistant_call(call_id: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    return {"role": "assistant", "tool_call": {"id": call_id, "name": name, "arguments": arguments}}
-
-
-def tool_result(call_id: str, step: int, result: dict[str, Any]) -> dict[str, Any]:
-    return {"role": "tool", "tool_call_id": call_id, "result": {"step": step, **result}}
-
-
-def person_said(text: str) -> dict[str, Any]:
-    return {"role": "user", "content": text}
+    return Message.of({"role": "system", "content": "\n".join(lines)})

@@ -1,14 +1,16 @@
-"""A task and its states, and what a refused change means (plain Python).
+"""A task, its state machine, and what a refused change means (plain Python).
 
-QUEUED -> RUNNING <-> WAITING -> DONE | FAILED | STOPPED | INTERRUPTED; an
-ended task goes back to QUEUED only by the person's Continue. The database
-makes every change with a conditional update (store/tasks.py).
+Every change of a task's state is one of the moves in TRANSITIONS, which
+names the states it may leave and the one it enters; the store makes each
+one a conditional update (`WHERE state = <from>`) with its event written in
+the same statement (store/tasks.py), so no move can leave a state it doesn't
+name, and of two racing moves only one happens.
 """
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
 
 from nodkit import validation
 from nodkit.errors import FailedPrecondition, InvalidArgument
@@ -32,6 +34,46 @@ LIVE_STATES = frozenset({TaskState.QUEUED, TaskState.RUNNING, TaskState.WAITING}
 ENDED_STATES = frozenset(
     {TaskState.DONE, TaskState.FAILED, TaskState.STOPPED, TaskState.INTERRUPTED}
 )
+
+
+class Move(StrEnum):
+    TAKE = "take"  # an instance's worker starts running it
+    WAIT = "wait"  # a step waits for the person or an app
+    FINISH = "finish"  # the model finished
+    FAIL = "fail"  # the run can't go on (the model provider, a step limit)
+    INTERRUPT = "interrupt"  # its instance restarted, died or shut down mid-run
+    ANSWER = "answer"  # what it waited for came: it runs again
+    ASK_TO_CHECK = "ask_to_check"  # what it waited for may have happened: the person checks
+    STOP = "stop"  # the person's Stop
+    CONTINUE = "continue"  # the person's Continue after it ended
+
+
+@dataclass(frozen=True)
+class Transition:
+    leaves: frozenset[TaskState]
+    enters: TaskState
+    # The kind of the event written with it.
+    event: str
+
+
+S = TaskState
+TRANSITIONS: Mapping[Move, Transition] = {
+    Move.TAKE: Transition(frozenset({S.QUEUED}), S.RUNNING, "task.running"),
+    Move.WAIT: Transition(frozenset({S.RUNNING}), S.WAITING, "task.waiting"),
+    Move.FINISH: Transition(frozenset({S.RUNNING}), S.DONE, "task.ended"),
+    Move.FAIL: Transition(frozenset({S.RUNNING}), S.FAILED, "task.ended"),
+    Move.INTERRUPT: Transition(frozenset({S.RUNNING}), S.INTERRUPTED, "task.ended"),
+    Move.ANSWER: Transition(frozenset({S.WAITING}), S.QUEUED, "task.queued"),
+    Move.ASK_TO_CHECK: Transition(frozenset({S.WAITING}), S.WAITING, "task.waiting"),
+    Move.STOP: Transition(LIVE_STATES, S.STOPPED, "task.ended"),
+    Move.CONTINUE: Transition(ENDED_STATES, S.QUEUED, "task.queued"),
+}
+
+
+def may_move(from_state: TaskState, to_state: TaskState) -> bool:
+    """Whether any move leads from one state to the other."""
+    return any(from_state in t.leaves and t.enters == to_state for t in TRANSITIONS.values())
+
 
 CHECK_OR_CONTINUE = "check what happened, or say continue"
 INTERRUPTED = f"nod restarted while this task was running: {CHECK_OR_CONTINUE}"
@@ -61,30 +103,18 @@ class Wait:
     prompt: str
     form_kind: FormKind | None = None
     origin: str = ""
+    # The step that waits (None: a form the task opened itself).
     step: int | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind.value,
-            "id": self.id,
-            "prompt": self.prompt,
-            "form_kind": self.form_kind.value if self.form_kind else None,
-            "origin": self.origin,
-            "step": self.step,
-        }
 
-    @classmethod
-    def from_json(cls, data: dict[str, Any] | None) -> "Wait | None":
-        if not data:
-            return None
-        return cls(
-            kind=WaitKind(data["kind"]),
-            id=data["id"],
-            prompt=data["prompt"],
-            form_kind=FormKind(data["form_kind"]) if data.get("form_kind") else None,
-            origin=data.get("origin", ""),
-            step=data.get("step"),
-        )
+@dataclass(frozen=True)
+class FilledForm:
+    """A private form the person filled: the one-time entry they typed, or
+    the saved login they picked. Only its id is ever known here."""
+
+    kind: FormKind
+    item_id: str
+    picked_login: bool
 
 
 @dataclass(frozen=True)
@@ -101,8 +131,7 @@ class TaskRecord:
     runner_instance: str | None
     created_at: datetime
     updated_at: datetime
-    # The private forms the person filled: {form_id: {kind, item_id, picked}}.
-    forms: dict[str, Any] = field(default_factory=dict)
+    forms: Mapping[str, FilledForm] = field(default_factory=dict)
 
 
 def check_task_text(text: str, field_name: str = "text") -> str:
@@ -144,3 +173,13 @@ def check_resolution_step(task: TaskRecord, step: int) -> Wait:
     if step <= 0:
         raise InvalidArgument("step", "must be the number of an uncertain step")
     return refuse_unless_waiting_for(task, WaitKind.CHECK, str(step))
+
+
+def check_wait(step: int, why: str) -> Wait:
+    """What the task waits for after a step that may have happened."""
+    return Wait(
+        WaitKind.CHECK,
+        str(step),
+        prompt=f"Step {step} may have happened: {why}. Check, then say what you found.",
+        step=step,
+    )

@@ -1,12 +1,21 @@
-"""The tools the model can use: their descriptions and argument schemas (as
-the OpenAI tool-calling protocol takes them), argument checks, and the
-identical-call rule. Plain Python."""
+"""The tools the model can use, each stated once: its description and
+argument schema (as the OpenAI tool-calling protocol takes them), what a
+cut-off call means, whether it waits for the person, and what it acts on.
+Then the argument checks and the identical-call rule. Plain Python; the
+handlers live in app/tools and are paired with these in app/tools/registry.py."""
 
 import json
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
-from nod_tasks.domain.steps import StepRecord
+from nod_tasks.domain import steps
+from nod_tasks.domain.steps import NO_SUBJECT, StepEnd, StepRecord, Subject, call_key
+from nod_tasks.domain.tasks import FilledForm
+
+Arguments = dict[str, Any]
+Forms = Mapping[str, FilledForm]
 
 TARGET = {
     "type": "string",
@@ -23,12 +32,33 @@ NEW_ACTION = {
 }
 
 
+class CutOff(StrEnum):
+    """What a call cut off mid-way (Stop, a crash, an internal error) means."""
+
+    # It touched nothing outside the page: it simply failed.
+    NOTHING_HAPPENED = "nothing_happened"
+    # It may have reached a site or an app: UNCERTAIN, the person checks.
+    MAY_HAVE_HAPPENED = "may_have_happened"
+
+
+def _no_subject(arguments: Arguments, forms: Forms) -> Subject:
+    return NO_SUBJECT
+
+
 @dataclass(frozen=True)
 class Tool:
     name: str
     description: str
     parameters: dict[str, Any]
     required: tuple[str, ...] = ()
+    cut_off: CutOff = CutOff.NOTHING_HAPPENED
+    # Its step stays RUNNING while the task waits for the person (a form,
+    # an answer, a decision, a payment's yes).
+    waits: bool = False
+    # What it acts on, from its checked arguments, recorded before it starts.
+    subject: Callable[[Arguments, Forms], Subject] = _no_subject
+    # It types a private value into a page, under a claim (G1).
+    enters_private: bool = False
 
     def schema(self) -> dict[str, Any]:
         return {
@@ -45,10 +75,27 @@ class Tool:
         }
 
 
+def _saved_login(arguments: Arguments, forms: Forms) -> Subject:
+    return Subject(login_id=str(arguments["login_id"]))
+
+
+def _form_entry(arguments: Arguments, forms: Forms) -> Subject:
+    form_id = str(arguments["form_id"])
+    form = forms.get(form_id)
+    picked = form.item_id if form is not None and form.picked_login else None
+    return Subject(form_id=form_id, login_id=picked)
+
+
+def _payment(arguments: Arguments, forms: Forms) -> Subject:
+    return Subject(payment_id=str(arguments["payment_id"]))
+
+
+MAY = CutOff.MAY_HAVE_HAPPENED
 TOOLS = [
     Tool("read_page", "Read the current page again (always allowed).", {}),
     Tool("navigate", "Go to a web address (http or https).", {"url": {"type": "string"}}, ("url",)),
-    Tool("click", "Click a button or link.", {"target": TARGET}, ("target",)),
+    # A click can send a form.
+    Tool("click", "Click a button or link.", {"target": TARGET}, ("target",), cut_off=MAY),
     Tool(
         "type_text",
         "Type ordinary (not private) text into a field. Private fields are refused.",
@@ -62,6 +109,9 @@ TOOLS = [
         " password, totp_code.",
         {"login_id": {"type": "string"}, "fields": TARGETS, "submit": TARGET},
         ("login_id", "fields"),
+        cut_off=MAY,
+        subject=_saved_login,
+        enters_private=True,
     ),
     Tool(
         "ask_private_form",
@@ -76,6 +126,7 @@ TOOLS = [
             "reason": {"type": "string"},
         },
         ("kind", "reason"),
+        waits=True,
     ),
     Tool(
         "enter_from_private_form",
@@ -83,6 +134,9 @@ TOOLS = [
         " (one-time code), username/password (password or picked login).",
         {"form_id": {"type": "string"}, "fields": TARGETS, "submit": TARGET},
         ("form_id", "fields"),
+        cut_off=MAY,
+        subject=_form_entry,
+        enters_private=True,
     ),
     Tool(
         "propose_app_action",
@@ -95,6 +149,8 @@ TOOLS = [
             "summary": {"type": "string", "description": "what it does, for the person"},
         },
         ("account_id", "action", "parameters", "summary"),
+        cut_off=MAY,
+        waits=True,
     ),
     Tool(
         "request_payment",
@@ -109,6 +165,8 @@ TOOLS = [
             "order_reference": {"type": "string"},
         },
         ("merchant_origin", "amount_minor", "currency", "description", "card_id"),
+        cut_off=MAY,
+        waits=True,
     ),
     Tool(
         "pay",
@@ -122,12 +180,16 @@ TOOLS = [
             "security_code_form_id": {"type": "string"},
         },
         ("payment_id", "fields", "submit"),
+        cut_off=MAY,
+        subject=_payment,
+        enters_private=True,
     ),
     Tool(
         "ask_person",
         "Ask the person a question; the task waits for the answer.",
         {"question": {"type": "string"}},
         ("question",),
+        waits=True,
     ),
     Tool("finish", "End the task with a message for the person.", {"message": {"type": "string"}}),
 ]
@@ -139,7 +201,8 @@ class BadToolCall(Exception):
     """What to tell the model about a call that can't run; nothing was touched."""
 
 
-def check_call(name: str, arguments: Any) -> dict[str, Any]:
+def check_call(name: str, arguments: Any) -> Arguments:
+    """The call's arguments, checked against its tool's schema."""
     tool = BY_NAME.get(name)
     if tool is None:
         raise BadToolCall(f"there is no tool named {name!r}")
@@ -153,7 +216,9 @@ def check_call(name: str, arguments: Any) -> dict[str, Any]:
         raise BadToolCall(f"unknown argument(s): {', '.join(unknown)}")
     for key, spec in tool.parameters.items():
         if key in arguments and not _is_a(arguments[key], spec):
-            raise BadToolCall(f"{key} must be a {spec['type']}")
+            kind = spec["type"]
+            article = "an" if kind[0] in "aeiou" else "a"
+            raise BadToolCall(f"{key} must be {article} {kind}")
     return arguments
 
 
@@ -171,19 +236,89 @@ def _is_a(value: Any, spec: dict[str, Any]) -> bool:
     return True
 
 
-def canonical(name: str, arguments: dict[str, Any]) -> str:
-    """What makes two calls identical: the tool and its arguments, without
-    the reason given for repeating."""
-    kept = {k: v for k, v in arguments.items() if k != "new_action_reason"}
-    return json.dumps([name, kept], sort_keys=True, separators=(",", ":"))
-
-
 def identical_earlier_step(
-    name: str, arguments: dict[str, Any], earlier: list[StepRecord]
+    name: str, arguments: Mapping[str, Any], earlier: list[StepRecord]
 ) -> StepRecord | None:
     """The earlier step this call repeats, unless the model said why it is a
     new action (or it only reads the page): then it may run."""
     if name in ALWAYS_ALLOWED or str(arguments.get("new_action_reason", "")).strip():
         return None
-    wanted = canonical(name, arguments)
-    return next((s for s in earlier if canonical(s.tool, s.arguments) == wanted), None)
+    wanted = call_key(name, arguments)
+    return next((s for s in earlier if s.call_key == wanted), None)
+
+
+# The most of a call's arguments a step records (JSON characters).
+MAX_ARGUMENTS = 20_000
+MAX_NAME = 100
+
+
+@dataclass(frozen=True)
+class Planned:
+    """A tool call as its step will record it: the tool's name and arguments
+    as they can be stored, what it acts on, and, if it is refused before
+    anything runs, why (the step then ends NOT_RUN at once)."""
+
+    name: str
+    arguments: Arguments
+    subject: Subject = NO_SUBJECT
+    tool: Tool | None = None
+    refused: str = ""
+
+
+def _has_nul(value: Any) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_has_nul(k) or _has_nul(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_has_nul(item) for item in value)
+    return False
+
+
+def recordable_name(name: str) -> str:
+    """A name as a text column can hold it (no NUL), bounded."""
+    return name.replace("\x00", "")[:MAX_NAME]
+
+
+def plan_call(
+    name: str, arguments: Arguments | None, earlier: list[StepRecord], forms: Forms
+) -> Planned:
+    recorded = recordable_name(name)
+    if arguments is None:
+        return Planned(recorded, {}, refused="the arguments were not a JSON object")
+    if _has_nul(arguments) or len(json.dumps(arguments)) > MAX_ARGUMENTS:
+        why = f"the arguments must hold no NUL characters and be at most {MAX_ARGUMENTS} long"
+        return Planned(recorded, {}, refused=why)
+    try:
+        checked = check_call(name, arguments)
+    except BadToolCall as bad:
+        return Planned(recorded, arguments, refused=str(bad))
+    repeated = identical_earlier_step(name, checked, earlier)
+    if repeated is not None:
+        why = (
+            f"identical to step {repeated.number}, which is never run again;"
+            " give new_action_reason if this is a new action"
+        )
+        return Planned(name, checked, refused=why)
+    tool = BY_NAME[name]
+    return Planned(name, checked, tool.subject(checked, forms), tool)
+
+
+def cut_off_end(tool_name: str, why: str) -> StepEnd:
+    """How a step cut off mid-way ends: by what its tool may have done."""
+    tool = BY_NAME.get(tool_name)
+    if tool is not None and tool.cut_off == CutOff.MAY_HAVE_HAPPENED:
+        return steps.uncertain(why)
+    return steps.failed(why)
+
+
+def waits(step: StepRecord) -> bool:
+    """Whether the step's tool is one that waits for the person."""
+    tool = BY_NAME.get(step.tool)
+    return tool is not None and tool.waits
+
+
+def is_card_entry(step: StepRecord) -> bool:
+    """A step that entered (or may have entered) a payment's card."""
+    tool = BY_NAME.get(step.tool)
+    return tool is not None and tool.enters_private and step.subject.payment_id is not None

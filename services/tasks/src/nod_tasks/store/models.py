@@ -4,6 +4,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import JSONB, UUID
 
 from nod_tasks import SCHEMA
+from nodkit import history
 from nodkit.leases import Leases, leases_table
 
 metadata = sa.MetaData(schema=SCHEMA)
@@ -71,14 +72,31 @@ steps = sa.Table(
     sa.Column("state", sa.Text, nullable=False),
     sa.Column("result", JSONB(none_as_null=True), nullable=True),
     sa.Column("reason", sa.Text, nullable=False, server_default=""),
+    # What the step acts on, written when it starts (domain.steps.Subject):
+    # the saved login it enters, the private form whose value it enters, and
+    # the payment it pays (or, for a payment request, the payment it made).
+    sa.Column("login_id", sa.Text, nullable=True),
+    sa.Column("form_id", sa.Text, nullable=True),
+    sa.Column("payment_id", sa.Text, nullable=True),
+    # The instance running it while it is in flight (G12: "its own"); NULL
+    # once it waits for the person, when it belongs to nobody.
+    sa.Column("runner_instance", sa.Text, nullable=True),
+    # Ids it made: the claim of its private entry, its proposal's approval.
     sa.Column("claim_id", sa.Text, nullable=True),
     sa.Column("approval_id", sa.Text, nullable=True),
-    sa.Column("payment_id", sa.Text, nullable=True),
     sa.Column("resolution", sa.Text, nullable=True),
     _timestamp("started_at", nullable=False, server_default=NOW),
     _timestamp("ended_at", nullable=True),
     sa.CheckConstraint(f"state IN ({STEP_STATES})", name="steps_state"),
     sa.CheckConstraint("(state = 'running') = (ended_at IS NULL)", name="steps_end_once"),
+    sa.CheckConstraint(
+        "state = 'running' OR runner_instance IS NULL", name="steps_runner_while_running"
+    ),
+    sa.Index(
+        "steps_running_by_runner",
+        "runner_instance",
+        postgresql_where=sa.text("state = 'running' AND runner_instance IS NOT NULL"),
+    ),
     sa.CheckConstraint(
         "resolution IS NULL OR (state = 'uncertain'"
         " AND resolution IN ('happened', 'did_not_happen'))",
@@ -92,9 +110,18 @@ events = sa.Table(
     sa.Column("task_id", UUID(as_uuid=False), sa.ForeignKey(tasks.c.id), primary_key=True),
     sa.Column("number", sa.BigInteger, primary_key=True),
     sa.Column("kind", sa.Text, nullable=False),
+    # The task's state after the event; for a move, also the state it left
+    # and who moved it (NULL for events that move nothing: a step, a model
+    # attempt).
     sa.Column("state", sa.Text, nullable=False),
+    sa.Column("from_state", sa.Text, nullable=True),
+    sa.Column("actor", sa.Text, nullable=True),
     sa.Column("data", JSONB, nullable=False),
     _timestamp("at", nullable=False, server_default=NOW),
+)
+# A task's moves are written down in its events (nodkit.history.move).
+TASK_HISTORY = history.History(
+    events, key="task_id", from_record={"number": "last_event"}, to_state_column="state"
 )
 
 # What the model is told, in order (domain.prompt): masked, never a value.

@@ -1,7 +1,10 @@
-"""SQL for tasks and their events. Every change of state is a conditional
-update whose returned rows say what changed, written in the same transaction
-as its event; events are numbered per task by the task row's counter."""
+"""SQL for tasks and their events. Every change of state is one move of the
+domain's table (domain.tasks.TRANSITIONS), made by nodkit.history.move: a
+conditional update from each state the move may leave, with its event
+written in the same statement; events are numbered per task by the task
+row's counter."""
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -9,230 +12,274 @@ import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from nod_tasks.domain.tasks import TaskRecord, TaskState, Wait
-from nod_tasks.store.models import INSTANCE_LEASES, events, tasks
-from nodkit import listing
+from nod_tasks.domain.tasks import (
+    ENDED_STATES,
+    TRANSITIONS,
+    FilledForm,
+    Move,
+    TaskRecord,
+    TaskState,
+    Wait,
+)
+from nod_tasks.store.models import INSTANCE_LEASES, TASK_HISTORY, events, tasks
+from nod_tasks.store.records import form_to_json, to_task, wait_to_json
+from nodkit import history, listing
+
+Cursor = tuple[datetime, str]
 
 
-def to_record(row: Any) -> TaskRecord:
-    return TaskRecord(
-        id=str(row.id),
-        owner=row.owner,
-        text=row.text,
-        state=TaskState(row.state),
-        message=row.message,
-        wait=Wait.from_json(row.wait),
-        run=row.run,
-        steps=row.steps,
-        session_id=row.session_id,
-        runner_instance=row.runner_instance,
-        forms=row.forms or {},
-        created_at=row.created_at,
-        updated_at=row.updated_at,
-    )
+@dataclass(frozen=True)
+class Which:
+    """Which tasks a move is for: every condition given must hold."""
+
+    task_id: str | None = None
+    owner: str | None = None
+    # RUNNING on this instance.
+    running_on: str | None = None
+    # RUNNING on an instance whose lease lapsed (or that never had one).
+    run_by_lapsed: bool = False
+    # Still WAITING for exactly this (of two answers, only one counts).
+    waiting_for: Wait | None = None
+    # In exactly this state (as it was read before the move was decided).
+    state: TaskState | None = None
+
+    def where(self) -> list[sa.ColumnElement[bool]]:
+        where: list[sa.ColumnElement[bool]] = []
+        if self.task_id is not None:
+            where.append(tasks.c.id == self.task_id)
+        if self.owner is not None:
+            where.append(tasks.c.owner == self.owner)
+        if self.running_on is not None:
+            where += run_by(self.running_on)
+        if self.run_by_lapsed:
+            where += [
+                tasks.c.state == TaskState.RUNNING.value,
+                INSTANCE_LEASES.lapsed(tasks.c.runner_instance),
+            ]
+        if self.waiting_for is not None:
+            wait = self.waiting_for
+            where += [
+                tasks.c.state == TaskState.WAITING.value,
+                tasks.c.wait["kind"].astext == wait.kind.value,
+                tasks.c.wait["id"].astext == wait.id,
+            ]
+        if self.state is not None:
+            where.append(tasks.c.state == self.state.value)
+        if not where:
+            raise ValueError("a move names the tasks it is for")
+        return where
 
 
-async def _log(
-    conn: AsyncConnection, rows: list[Any], kind: str, data: dict[str, Any]
-) -> list[TaskRecord]:
-    """The event of a change just made to `rows` (which carry their new
-    last_event number and state)."""
-    if rows:
-        await conn.execute(
-            events.insert(),
-            [
-                {
-                    "task_id": r.id,
-                    "number": r.last_event,
-                    "kind": kind,
-                    "state": r.state,
-                    "data": data,
-                }
-                for r in rows
-            ],
+class TaskRows:
+    def __init__(self, conn: AsyncConnection) -> None:
+        self._conn = conn
+
+    async def insert(self, owner: str, text: str, request_id: str | None) -> TaskRecord | None:
+        """A new QUEUED task with its first event; None when the person
+        already started one with this request id."""
+        statement = (
+            insert(tasks)
+            .values(
+                owner=owner,
+                text=text,
+                request_id=request_id,
+                state=TaskState.QUEUED.value,
+                last_event=1,
+            )
+            .on_conflict_do_nothing(index_elements=[tasks.c.owner, tasks.c.request_id])
+            .returning(tasks)
         )
-    return [to_record(r) for r in rows]
-
-
-async def insert_task(
-    conn: AsyncConnection, owner: str, text: str, request_id: str | None
-) -> TaskRecord | None:
-    """None when the person already started a task with this request id."""
-    statement = (
-        insert(tasks)
-        .values(
-            owner=owner,
-            text=text,
-            request_id=request_id,
-            state=TaskState.QUEUED.value,
-            last_event=1,
+        row = (await self._conn.execute(statement)).first()
+        if row is None:
+            return None
+        await self._conn.execute(
+            events.insert().values(
+                task_id=row.id,
+                number=1,
+                kind="task.queued",
+                state=row.state,
+                actor=owner,
+                data={"message": text},
+            )
         )
-        .on_conflict_do_nothing(index_elements=[tasks.c.owner, tasks.c.request_id])
-        .returning(tasks)
-    )
-    rows = list(await conn.execute(statement))
-    created = await _log(conn, rows, "task.queued", {"message": text})
-    return created[0] if created else None
+        return to_task(row)
 
+    async def get(self, owner: str, task_id: str) -> TaskRecord | None:
+        query = sa.select(tasks).where(tasks.c.owner == owner, tasks.c.id == task_id)
+        row = (await self._conn.execute(query)).first()
+        return to_task(row) if row else None
 
-async def get_task(conn: AsyncConnection, owner: str, task_id: str) -> TaskRecord | None:
-    row = (
-        await conn.execute(sa.select(tasks).where(tasks.c.owner == owner, tasks.c.id == task_id))
-    ).first()
-    return to_record(row) if row else None
+    async def get_by_request(self, owner: str, request_id: str) -> TaskRecord | None:
+        query = sa.select(tasks).where(tasks.c.owner == owner, tasks.c.request_id == request_id)
+        row = (await self._conn.execute(query)).first()
+        return to_task(row) if row else None
 
+    async def page_of(
+        self, owner: str, state: TaskState | None, page: listing.PageRequest
+    ) -> listing.Page[TaskRecord]:
+        query = sa.select(tasks).where(tasks.c.owner == owner)
+        if state is not None:
+            query = query.where(tasks.c.state == state.value)
+        return await listing.fetch_page(self._conn, query, tasks, page, to_task)
 
-async def get_by_request(conn: AsyncConnection, owner: str, request_id: str) -> TaskRecord | None:
-    query = sa.select(tasks).where(tasks.c.owner == owner, tasks.c.request_id == request_id)
-    row = (await conn.execute(query)).first()
-    return to_record(row) if row else None
-
-
-async def list_tasks(
-    conn: AsyncConnection, owner: str, state: TaskState | None, page: listing.PageRequest
-) -> listing.Page[TaskRecord]:
-    query = sa.select(tasks).where(tasks.c.owner == owner)
-    if state is not None:
-        query = query.where(tasks.c.state == state.value)
-    return await listing.fetch_page(conn, query, tasks, page, to_record)
-
-
-async def move(
-    conn: AsyncConnection,
-    *where: sa.ColumnElement[bool],
-    to_state: TaskState,
-    kind: str,
-    data: dict[str, Any] | None = None,
-    **values: Any,
-) -> list[TaskRecord]:
-    """Every task matching `where` (which must name the states it may leave)
-    moves to `to_state`, each with its event."""
-    if to_state != TaskState.RUNNING:
-        values.setdefault("runner_instance", None)
-    if to_state != TaskState.WAITING:
-        values.setdefault("wait", None)
-    statement = (
-        tasks.update()
-        .where(*where)
-        .values(
-            state=to_state.value,
-            last_event=tasks.c.last_event + 1,
-            updated_at=sa.func.now(),
-            **values,
+    async def move(
+        self,
+        move: Move,
+        which: Which,
+        *,
+        actor: str,
+        message: str | None = None,
+        note: str | None = None,
+        wait: Wait | None = None,
+        add_form: tuple[str, FilledForm] | None = None,
+        new_run: bool = False,
+    ) -> list[TaskRecord]:
+        """Every task `which` names makes `move`, from whichever state it may
+        leave, each with its event, which carries the wait and `note` (else
+        the task's new `message`). Entering an ended state leaves the other
+        services to be told (cleanup_pending); leaving RUNNING clears the
+        runner."""
+        return await self._move(
+            move,
+            *which.where(),
+            actor=actor,
+            message=message,
+            note=note,
+            wait=wait,
+            add_form=add_form,
+            new_run=new_run,
         )
-        .returning(tasks)
-    )
-    rows = list(await conn.execute(statement))
-    return await _log(conn, rows, kind, data or {})
+
+    async def _move(
+        self,
+        move: Move,
+        *where: sa.ColumnElement[bool],
+        actor: str,
+        message: str | None = None,
+        note: str | None = None,
+        wait: Wait | None = None,
+        add_form: tuple[str, FilledForm] | None = None,
+        new_run: bool = False,
+        runner: str | None = None,
+    ) -> list[TaskRecord]:
+        transition = TRANSITIONS[move]
+        enters = transition.enters
+        changes: dict[str, Any] = {"last_event": tasks.c.last_event + 1}
+        if runner is not None:
+            changes["runner_instance"] = runner
+        if add_form is not None:
+            changes["forms"] = _form_added(*add_form)
+        if new_run:
+            changes["run"] = tasks.c.run + 1
+        if enters != TaskState.RUNNING:
+            changes.setdefault("runner_instance", None)
+        changes["wait"] = wait_to_json(wait) if enters == TaskState.WAITING else None
+        if message is not None:
+            changes["message"] = message
+        if enters in ENDED_STATES:
+            changes["cleanup_pending"] = True
+        data: dict[str, Any] = {}
+        if wait is not None:
+            data["wait"] = wait_to_json(wait)
+        if note is not None or message is not None:
+            data["message"] = note if note is not None else message
+        leaves = frozenset(state.value for state in transition.leaves)
+        rows = await history.move(
+            self._conn,
+            tasks,
+            TASK_HISTORY,
+            *where,
+            from_state=next(iter(leaves)) if len(leaves) == 1 else leaves,
+            to_state=enters.value,
+            actor=actor,
+            values=changes,
+            written={"kind": transition.event, "data": data},
+        )
+        return [to_task(row) for row in rows]
+
+    async def take_next_queued(self, instance_id: str) -> TaskRecord | None:
+        """The oldest queued task, now RUNNING on this instance, if this
+        instance's lease is live (a lapsed one could be swept mid-run). A
+        task whose last end is still being told to the other services waits
+        in the queue until that is done: the telling cancels what the task
+        left open, and must not cancel what its next run makes."""
+        oldest = (
+            sa.select(tasks.c.id)
+            .where(tasks.c.state == TaskState.QUEUED.value, sa.not_(tasks.c.cleanup_pending))
+            .order_by(tasks.c.updated_at)
+            .limit(1)
+            .with_for_update(skip_locked=True)
+            .scalar_subquery()
+        )
+        taken = await self._move(
+            Move.TAKE,
+            tasks.c.id == oldest,
+            INSTANCE_LEASES.is_live(instance_id),
+            actor=instance_id,
+            runner=instance_id,
+        )
+        return taken[0] if taken else None
+
+    async def still_running(self, instance_id: str, task_ids: list[str]) -> set[str]:
+        query = sa.select(tasks.c.id).where(tasks.c.id.in_(task_ids), *run_by(instance_id))
+        return {str(row.id) for row in await self._conn.execute(query)}
+
+    async def waiting_for(
+        self, kinds: list[str], limit: int, after: Cursor | None = None
+    ) -> list[TaskRecord]:
+        """Tasks of every person waiting for something outside (a decision,
+        a payment), in (updated_at, id) order, after `after` when given."""
+        waiting = sa.select(tasks).where(
+            tasks.c.state == TaskState.WAITING.value, tasks.c.wait["kind"].astext.in_(kinds)
+        )
+        return await self._in_turn(waiting, limit, after)
+
+    async def to_tell(self, limit: int, after: Cursor | None = None) -> list[TaskRecord]:
+        """Ended tasks the other services haven't all been told of yet."""
+        return await self._in_turn(sa.select(tasks).where(tasks.c.cleanup_pending), limit, after)
+
+    async def _in_turn(
+        self, query: sa.Select, limit: int, after: Cursor | None
+    ) -> list[TaskRecord]:
+        if after is not None:
+            at, task_id = after
+            # Typed binds: an untyped id would be compared as text with a uuid.
+            query = query.where(
+                sa.tuple_(tasks.c.updated_at, tasks.c.id)
+                > sa.tuple_(
+                    sa.literal(at, tasks.c.updated_at.type), sa.literal(task_id, tasks.c.id.type)
+                )
+            )
+        query = query.order_by(tasks.c.updated_at, tasks.c.id).limit(limit)
+        return [to_task(row) for row in await self._conn.execute(query)]
+
+    async def told(self, task_id: str) -> None:
+        """Every service heard of the task's end."""
+        await self._conn.execute(
+            tasks.update().where(tasks.c.id == task_id).values(cleanup_pending=False)
+        )
+
+    async def set_session(self, task_id: str, session_id: str | None) -> None:
+        await self._conn.execute(
+            tasks.update().where(tasks.c.id == task_id).values(session_id=session_id)
+        )
+
+    async def tell_again(self, task_id: str) -> None:
+        """An ended task's end is told to the other services once more (a
+        proposal or payment made after its Stop was told)."""
+        ended = [state.value for state in ENDED_STATES]
+        await self._conn.execute(
+            tasks.update()
+            .where(tasks.c.id == task_id, tasks.c.state.in_(ended))
+            .values(cleanup_pending=True)
+        )
 
 
-async def add_event(conn: AsyncConnection, task_id: str, kind: str, data: dict[str, Any]) -> None:
-    """An event that changes no state (a step, a model attempt)."""
-    statement = (
-        tasks.update()
-        .where(tasks.c.id == task_id)
-        .values(last_event=tasks.c.last_event + 1)
-        .returning(tasks)
-    )
-    await _log(conn, list(await conn.execute(statement)), kind, data)
-
-
-def in_state(*states: TaskState) -> sa.ColumnElement[bool]:
-    return tasks.c.state.in_([s.value for s in states])
-
-
-def one_task(task_id: str, owner: str | None = None) -> list[sa.ColumnElement[bool]]:
-    where = [tasks.c.id == task_id]
-    return [*where, tasks.c.owner == owner] if owner is not None else where
+def _form_added(form_id: str, form: FilledForm) -> sa.ColumnElement:
+    """The task's forms with this one added."""
+    added = sa.func.jsonb_build_object(form_id, sa.cast(form_to_json(form), tasks.c.forms.type))
+    return tasks.c.forms.op("||")(added)
 
 
 def run_by(instance_id: str) -> list[sa.ColumnElement[bool]]:
     return [tasks.c.state == TaskState.RUNNING.value, tasks.c.runner_instance == instance_id]
-
-
-async def take_next_queued(conn: AsyncConnection, instance_id: str) -> TaskRecord | None:
-    """The oldest queued task, now RUNNING on this instance, if this
-    instance's lease is live (a lapsed one could be swept mid-run)."""
-    oldest = (
-        sa.select(tasks.c.id)
-        .where(tasks.c.state == TaskState.QUEUED.value)
-        .order_by(tasks.c.updated_at)
-        .limit(1)
-        .with_for_update(skip_locked=True)
-        .scalar_subquery()
-    )
-    taken = await move(
-        conn,
-        tasks.c.id == oldest,
-        tasks.c.state == TaskState.QUEUED.value,
-        INSTANCE_LEASES.is_live(instance_id),
-        to_state=TaskState.RUNNING,
-        kind="task.running",
-        runner_instance=instance_id,
-    )
-    return taken[0] if taken else None
-
-
-async def still_running(conn: AsyncConnection, instance_id: str, task_ids: list[str]) -> set[str]:
-    query = sa.select(tasks.c.id).where(tasks.c.id.in_(task_ids), *run_by(instance_id))
-    return {str(row.id) for row in await conn.execute(query)}
-
-
-async def waiting_for(
-    conn: AsyncConnection,
-    kinds: list[str],
-    limit: int,
-    after: tuple[datetime, str] | None = None,
-) -> list[TaskRecord]:
-    """Tasks of every person waiting for something outside (a decision, a
-    payment), in (updated_at, id) order, after `after` when given."""
-    waiting = sa.select(tasks).where(
-        tasks.c.state == TaskState.WAITING.value, tasks.c.wait["kind"].astext.in_(kinds)
-    )
-    return await _in_turn(conn, waiting, limit, after)
-
-
-async def cleanup_pending(
-    conn: AsyncConnection, limit: int, after: tuple[datetime, str] | None = None
-) -> list[TaskRecord]:
-    """Stopped tasks whose Stop some service hasn't been told of yet, in
-    (updated_at, id) order, after `after` when given."""
-    return await _in_turn(conn, sa.select(tasks).where(tasks.c.cleanup_pending), limit, after)
-
-
-async def _in_turn(
-    conn: AsyncConnection, query: sa.Select, limit: int, after: tuple[datetime, str] | None
-) -> list[TaskRecord]:
-    if after is not None:
-        at, task_id = after
-        # Typed binds: an untyped id would be compared as text with a uuid.
-        query = query.where(
-            sa.tuple_(tasks.c.updated_at, tasks.c.id)
-            > sa.tuple_(
-                sa.literal(at, tasks.c.updated_at.type), sa.literal(task_id, tasks.c.id.type)
-            )
-        )
-    query = query.order_by(tasks.c.updated_at, tasks.c.id).limit(limit)
-    return [to_record(row) for row in await conn.execute(query)]
-
-
-async def list_events(conn: AsyncConnection, task_id: str, after: int, limit: int) -> list[sa.Row]:
-    query = (
-        sa.select(events)
-        .where(events.c.task_id == task_id, events.c.number > after)
-        .order_by(events.c.number)
-        .limit(limit)
-    )
-    return list(await conn.execute(query))
-
-
-async def set_session(conn: AsyncConnection, task_id: str, session_id: str | None) -> None:
-    await conn.execute(tasks.update().where(tasks.c.id == task_id).values(session_id=session_id))
-
-
-async def mark_cleanup_pending(conn: AsyncConnection, task_id: str) -> None:
-    await conn.execute(
-        tasks.update()
-        .where(tasks.c.id == task_id, tasks.c.state == TaskState.STOPPED.value)
-        .values(cleanup_pending=True)
-    )

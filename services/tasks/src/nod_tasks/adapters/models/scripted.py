@@ -248,7 +248,7 @@ class ScriptedPlanner:
             return ModelReply(
                 f"Without a model provider nod can only do the demo tasks: {names}.", []
             )
-        calls = history_of(request.messages)
+        calls = history_of([message.body for message in request.messages])
         if calls and calls[-1].name == "finish":
             # Continued after it ended: nothing is done again, and an answer
             # in words (no tool call) ends the run; a second identical

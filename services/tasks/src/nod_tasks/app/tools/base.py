@@ -1,22 +1,32 @@
-"""What a tool handler works with, and what it may return."""
+"""What a tool handler works with and returns, and the tool object that
+pairs a tool's statement (domain.tools: schema, what a cut-off means,
+whether it waits, what it acts on) with its handler."""
 
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
 from nod_tasks.adapters.peers import Peers
+from nod_tasks.domain import tools
 from nod_tasks.domain.model import TaskContext
 from nod_tasks.domain.steps import StepEnd, StepRecord, operation_id
 from nod_tasks.domain.tasks import TaskRecord, Wait
 from nod_tasks.settings import TasksSettings
 
+Arguments = tools.Arguments
+
 
 @dataclass(frozen=True)
 class WaitFor:
     """The step stays RUNNING and the task WAITING until the person (or an
-    app action's execution) answers; app/waits.py ends the step then."""
+    app action's execution) answers; the answer ends the step then."""
 
     wait: Wait
-    made: dict[str, str] = field(default_factory=dict)
+    # What the step made before it waits (a proposal's approval, a payment).
+    approval_id: str = ""
+    payment_id: str = ""
+
+
+Outcome = StepEnd | WaitFor
 
 
 @dataclass
@@ -27,7 +37,8 @@ class StepContext:
     earlier: list[StepRecord]
     peers: Peers
     settings: TasksSettings
-    # Set by a handler that opened a browser session for the task.
+    # The task's browser session: opened on first use, or again when the
+    # one it had is gone (a Stop closed it, the browser service restarted).
     session_id: str | None = None
     # A private form the task opens itself once the step ends (a saved login
     # that didn't get through).
@@ -42,5 +53,14 @@ class StepContext:
         return operation_id(self.task.id, self.step.number)
 
 
-Outcome = StepEnd | WaitFor
-Arguments = dict[str, Any]
+Handler = Callable[[StepContext, Arguments], Awaitable[Outcome]]
+
+
+@dataclass(frozen=True)
+class Tool:
+    spec: tools.Tool
+    run: Handler
+
+    @property
+    def name(self) -> str:
+        return self.spec.name

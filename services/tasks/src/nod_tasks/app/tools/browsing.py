@@ -1,44 +1,54 @@
-"""navigate, read_page, click, type_text: the task's browser session, opened
-on first use and kept on the task (one isolated context per task)."""
+"""navigate, read_page, click, type_text: the task's browser session (one
+isolated context per task), opened on first use. A session that is gone
+(Stop closed it, the browser service restarted) is replaced by a new one
+rather than failing every later call: a navigation goes on in the new one,
+and anything that needed the old page says so."""
 
-from typing import Any
+from collections.abc import Awaitable, Callable
 from urllib.parse import urlsplit
 
-from google.protobuf import json_format
-
-from nod.browser.v1 import browser_pb2 as pb
 from nod_tasks.app.tools.base import Arguments, StepContext
 from nod_tasks.domain import steps
-from nod_tasks.domain.pages import for_model
-from nod_tasks.domain.steps import StepEnd, StepState
+from nod_tasks.domain.pages import Page
+from nod_tasks.domain.results import PageShown
+from nod_tasks.domain.steps import StepEnd
 from nodkit.client import NodRpcError
 
 LOST_SESSION = "SESSION_NOT_FOUND"
-
-
-def page_dict(page: pb.Page) -> dict[str, Any]:
-    return json_format.MessageToDict(page)
-
-
-def done_with_page(page: pb.Page, **result: Any) -> StepEnd:
-    return StepEnd(
-        StepState.DONE, {"outcome": "done", **result, "page": for_model(page_dict(page))}
-    )
+NEW_SESSION = (
+    "the browser session was gone (nod restarted or the task was stopped); a new one is open"
+)
 
 
 async def session_of(ctx: StepContext) -> str:
-    if ctx.session_id or ctx.task.session_id:
-        return ctx.session_id or ctx.task.session_id  # type: ignore[return-value]
-    reply = await ctx.peers.browser.call(
-        ctx.peers.browser_stub.OpenSession, pb.OpenSessionRequest(task_id=ctx.task.id), ctx.owner
-    )
-    ctx.session_id = reply.session_id
-    return reply.session_id
+    if ctx.session_id is None:
+        ctx.session_id = ctx.task.session_id or await _open(ctx)
+    return ctx.session_id
 
 
-def read_failed(error: NodRpcError, what: str) -> StepEnd:
-    if error.reason == LOST_SESSION:
-        return steps.failed(f"the browser session was lost; navigate again ({what})")
+async def _open(ctx: StepContext) -> str:
+    ctx.session_id = await ctx.peers.browser.open_session(ctx.owner, ctx.task.id)
+    return ctx.session_id
+
+
+async def in_session(ctx: StepContext, act: Callable[[str], Awaitable[Page]]) -> Page:
+    """`act` in the task's session. Raises SessionReplaced when the session
+    was gone: nothing was done, and a new one is now the task's."""
+    session_id = await session_of(ctx)
+    try:
+        return await act(session_id)
+    except NodRpcError as error:
+        if error.reason != LOST_SESSION:
+            raise
+    await _open(ctx)
+    raise SessionReplaced
+
+
+class SessionReplaced(Exception):
+    pass
+
+
+def page_failed(error: NodRpcError, what: str) -> StepEnd:
     return steps.failed(f"{what}: {error.message}")
 
 
@@ -46,48 +56,51 @@ async def navigate(ctx: StepContext, args: Arguments) -> StepEnd:
     url = str(args["url"]).strip()
     if urlsplit(url).scheme not in ("http", "https"):
         return steps.not_run("url must be an http or https address")
+    owner, browser = ctx.owner, ctx.peers.browser
     try:
-        session_id = await session_of(ctx)
-        request = pb.NavigateRequest(session_id=session_id, url=url)
-        reply = await ctx.peers.browser.call(ctx.peers.browser_stub.Navigate, request, ctx.owner)
+        try:
+            page = await in_session(ctx, lambda s: browser.navigate(owner, s, url))
+        except SessionReplaced:
+            # A page load is a GET, and the lost one loaded nothing.
+            page = await browser.navigate(owner, await session_of(ctx), url)
     except NodRpcError as error:
-        # A page load is a GET: it submits nothing (forms go through click).
-        return read_failed(error, "the page did not load")
-    return done_with_page(reply.page)
+        return page_failed(error, "the page did not load")
+    return steps.done(PageShown(page))
 
 
 async def read_page(ctx: StepContext, args: Arguments) -> StepEnd:
+    owner, browser = ctx.owner, ctx.peers.browser
     try:
-        session_id = await session_of(ctx)
-        reply = await ctx.peers.browser.call(
-            ctx.peers.browser_stub.ReadPage, pb.ReadPageRequest(session_id=session_id), ctx.owner
-        )
+        page = await in_session(ctx, lambda s: browser.read_page(owner, s))
+    except SessionReplaced:
+        return steps.failed(f"{NEW_SESSION}: navigate to the page again")
     except NodRpcError as error:
-        return read_failed(error, "the page could not be read")
-    return done_with_page(reply.page)
+        return page_failed(error, "the page could not be read")
+    return steps.done(PageShown(page))
 
 
 async def click(ctx: StepContext, args: Arguments) -> StepEnd:
+    owner, browser, target = ctx.owner, ctx.peers.browser, str(args["target"])
     try:
-        session_id = await session_of(ctx)
-        request = pb.ClickRequest(session_id=session_id, target=args["target"])
-        reply = await ctx.peers.browser.call(ctx.peers.browser_stub.Click, request, ctx.owner)
+        page = await in_session(ctx, lambda s: browser.click(owner, s, target))
+    except SessionReplaced:
+        return steps.failed(f"{NEW_SESSION}: nothing was clicked; navigate to the page again")
     except NodRpcError as error:
         if error.may_have_happened:
             # A click can send a form: it may have reached the site.
             return steps.uncertain(f"the click did not finish ({error.message})")
-        return read_failed(error, "nothing was clicked")
-    return done_with_page(reply.page)
+        return page_failed(error, "nothing was clicked")
+    return steps.done(PageShown(page))
 
 
 async def type_text(ctx: StepContext, args: Arguments) -> StepEnd:
+    owner, browser = ctx.owner, ctx.peers.browser
+    target, text = str(args["target"]), str(args["text"])
     try:
-        session_id = await session_of(ctx)
-        request = pb.TypeTextRequest(
-            session_id=session_id, target=args["target"], text=args["text"]
-        )
-        reply = await ctx.peers.browser.call(ctx.peers.browser_stub.TypeText, request, ctx.owner)
+        page = await in_session(ctx, lambda s: browser.type_text(owner, s, target, text))
+    except SessionReplaced:
+        return steps.failed(f"{NEW_SESSION}: nothing was typed; navigate to the page again")
     except NodRpcError as error:
         # Typing stays in the page until something sends it.
-        return read_failed(error, "nothing was typed")
-    return done_with_page(reply.page)
+        return page_failed(error, "nothing was typed")
+    return steps.done(PageShown(page))

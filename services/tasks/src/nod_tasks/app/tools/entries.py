@@ -3,37 +3,32 @@ values go in only through the browser service, under a claim, and never
 reach the model (G1, G6)."""
 
 import uuid
-from dataclasses import replace
 from urllib.parse import urlsplit
 
-from nod.claims.v1 import claims_pb2 as claims
 from nod_tasks.app.tools.base import Arguments, Outcome, StepContext, WaitFor
-from nod_tasks.app.tools.entering import Entry, Submitted, enter, record_check, submitted
-from nod_tasks.domain import steps
-from nod_tasks.domain.checks import Check, check_code, check_login, refused_logins
-from nod_tasks.domain.steps import StepEnd
+from nod_tasks.app.tools.entering import EntryMade, enter, record_check
+from nod_tasks.domain import logins, steps
+from nod_tasks.domain.checks import Check, check_code, check_login
+from nod_tasks.domain.outside import Entry, EntryKind
+from nod_tasks.domain.results import OpenedForm, Submitted, page_of
 from nod_tasks.domain.tasks import FormKind, Wait, WaitKind
 
 ASK_KINDS = {k.value: k for k in FormKind}
-REFUSED_LOGIN = (
-    "this saved login did not get through earlier in this task and is not entered again:"
-    " use ask_private_form with kind login"
-)
+FORM_ENTRY_KINDS = {
+    FormKind.ONE_TIME_CODE: EntryKind.ONE_TIME_CODE,
+    FormKind.PASSWORD: EntryKind.TYPED_PASSWORD,
+    FormKind.LOGIN: EntryKind.TYPED_PASSWORD,
+}
 
 
 def current_origin(ctx: StepContext) -> str:
     """The site of the last page the task saw (a private form names it)."""
     for step in reversed(ctx.earlier):
-        url = ((step.result or {}).get("page") or {}).get("url", "")
-        if url:
-            parts = urlsplit(url)
+        page = page_of(step.result)
+        if page is not None and page.url:
+            parts = urlsplit(page.url)
             return f"{parts.scheme}://{parts.netloc}"
     return ""
-
-
-def for_login(end: StepEnd, login_id: str) -> StepEnd:
-    """The saved login a step entered (or may have), for the G6 rule."""
-    return replace(end, result={**end.result, "login_id": login_id})
 
 
 def login_form(origin: str, why: str) -> Wait:
@@ -46,32 +41,33 @@ def login_form(origin: str, why: str) -> Wait:
     )
 
 
+def _entry(ctx: StepContext, kind: EntryKind, item_id: str, args: Arguments) -> Entry:
+    return Entry(kind, item_id, dict(args["fields"]), str(args.get("submit", "")), ctx.operation_id)
+
+
 async def enter_saved_login(ctx: StepContext, args: Arguments) -> Outcome:
     login_id = str(args["login_id"])
     login = next((x for x in ctx.context.logins if x.id == login_id), None)
     if login is None:
         return steps.not_run("there is no saved login with that id")
-    if login_id in refused_logins(ctx.earlier):
-        return steps.not_run(REFUSED_LOGIN)
-    entry = Entry(
-        claims.ENTRY_KIND_SAVED_LOGIN,
-        login_id,
-        dict(args["fields"]),
-        str(args.get("submit", "")),
-        ctx.operation_id,
-    )
-    done = await enter(ctx, entry)
-    if not isinstance(done, Submitted):
-        return for_login(done, login_id)
-    check = check_login(done.page)
-    await record_check(ctx, done.claim.id, check)
-    if check == Check.WORKED:
-        return submitted(done, check, login_id=login_id)
-    # G6: it is not entered again in this task; the person is asked instead.
-    why = f"The saved login “{login.label}” did not get through. Pick another or type the password."
-    ctx.then_wait = login_form(login.origin, why)
-    form = {"form_id": ctx.then_wait.id, "kind": FormKind.LOGIN.value, "state": "open"}
-    return submitted(done, check, login_id=login_id, private_form=form)
+    if login_id in logins.refused_logins(ctx.earlier):
+        return steps.not_run(logins.REFUSED)
+    made = await enter(ctx, _entry(ctx, EntryKind.SAVED_LOGIN, login_id, args))
+    if not isinstance(made, EntryMade):
+        return made
+    check = check_login(made.page)
+    await record_check(ctx, made.claim.id, check)
+    opened = None
+    if check != Check.WORKED:
+        # G6: it is not entered again in this task; the person is asked instead.
+        why = (
+            f"The saved login “{login.label}” did not get through."
+            " Pick another or type the password."
+        )
+        ctx.then_wait = login_form(login.origin, why)
+        opened = OpenedForm(ctx.then_wait.id, FormKind.LOGIN)
+    result = Submitted(check, made.claim.id, made.page, login_id=login_id, opened_form=opened)
+    return steps.done(result, claim_id=made.claim.id)
 
 
 async def ask_private_form(ctx: StepContext, args: Arguments) -> Outcome:
@@ -88,33 +84,21 @@ async def ask_private_form(ctx: StepContext, args: Arguments) -> Outcome:
     return WaitFor(wait)
 
 
-FORM_ENTRY_KINDS = {
-    FormKind.ONE_TIME_CODE.value: claims.ENTRY_KIND_ONE_TIME_CODE,
-    FormKind.PASSWORD.value: claims.ENTRY_KIND_TYPED_PASSWORD,
-    FormKind.LOGIN.value: claims.ENTRY_KIND_TYPED_PASSWORD,
-}
-
-
 async def enter_from_private_form(ctx: StepContext, args: Arguments) -> Outcome:
     form = ctx.task.forms.get(str(args["form_id"]))
     if form is None:
         return steps.not_run("no private form with that id was filled in this task")
-    if form["kind"] == FormKind.SECURITY_CODE.value:
+    if form.kind == FormKind.SECURITY_CODE:
         return steps.not_run("a security code goes in with pay (security_code_form_id)")
-    if form.get("picked"):
-        if form["item_id"] in refused_logins(ctx.earlier):
-            return steps.not_run(REFUSED_LOGIN)
-        kind = claims.ENTRY_KIND_SAVED_LOGIN
-    else:
-        kind = FORM_ENTRY_KINDS[form["kind"]]
-    entry = Entry(
-        kind, form["item_id"], dict(args["fields"]), str(args.get("submit", "")), ctx.operation_id
-    )
-    picked = {"login_id": form["item_id"]} if form.get("picked") else {}
-    done = await enter(ctx, entry)
-    if not isinstance(done, Submitted):
-        return for_login(done, form["item_id"]) if picked else done
-    is_code = form["kind"] == FormKind.ONE_TIME_CODE.value
-    check = check_code(done.page) if is_code else check_login(done.page)
-    await record_check(ctx, done.claim.id, check)
-    return submitted(done, check, **picked)
+    if form.picked_login and form.item_id in logins.refused_logins(ctx.earlier):
+        return steps.not_run(logins.REFUSED)
+    kind = EntryKind.SAVED_LOGIN if form.picked_login else FORM_ENTRY_KINDS[form.kind]
+    made = await enter(ctx, _entry(ctx, kind, form.item_id, args))
+    if not isinstance(made, EntryMade):
+        return made
+    is_code = form.kind == FormKind.ONE_TIME_CODE
+    check = check_code(made.page) if is_code else check_login(made.page)
+    await record_check(ctx, made.claim.id, check)
+    login_id = form.item_id if form.picked_login else ""
+    result = Submitted(check, made.claim.id, made.page, login_id=login_id)
+    return steps.done(result, claim_id=made.claim.id)

@@ -4,10 +4,11 @@ import uuid
 
 from nod_tasks.app.tools.base import Arguments, Outcome, StepContext, WaitFor
 from nod_tasks.domain import steps
-from nod_tasks.domain.steps import StepEnd, StepState
+from nod_tasks.domain.results import Finished
 from nod_tasks.domain.tasks import Wait, WaitKind
 
 MAX_QUESTION = 1000
+MAX_MESSAGE = 4000
 
 
 async def ask_person(ctx: StepContext, args: Arguments) -> Outcome:
@@ -18,5 +19,5 @@ async def ask_person(ctx: StepContext, args: Arguments) -> Outcome:
 
 
 async def finish(ctx: StepContext, args: Arguments) -> Outcome:
-    message = str(args.get("message", "")).strip()[:4000] or "Done."
-    return StepEnd(StepState.DONE, {"outcome": "done", "message": message})
+    message = str(args.get("message", "")).strip()[:MAX_MESSAGE] or "Done."
+    return steps.done(Finished(message))

@@ -1,8 +1,11 @@
-"""Tool name -> its handler."""
+"""Every tool the model can call: its statement (domain.tools) and its
+handler, once each. Adding a tool is a statement there and a line here."""
 
 from nod_tasks.app.tools import actions, browsing, entries, paying, person
+from nod_tasks.app.tools.base import Handler, Tool
+from nod_tasks.domain import tools
 
-HANDLERS = {
+HANDLERS: dict[str, Handler] = {
     "read_page": browsing.read_page,
     "navigate": browsing.navigate,
     "click": browsing.click,
@@ -16,3 +19,7 @@ HANDLERS = {
     "ask_person": person.ask_person,
     "finish": person.finish,
 }
+if set(HANDLERS) != set(tools.BY_NAME):
+    raise RuntimeError("every tool needs both its statement and its handler")
+TOOLS = {spec.name: Tool(spec, HANDLERS[spec.name]) for spec in tools.TOOLS}
+SCHEMAS = [tool.spec.schema() for tool in TOOLS.values()]

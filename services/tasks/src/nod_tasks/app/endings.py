@@ -1,0 +1,172 @@
+"""A task's end, told to the other services (G8, G11, G12).
+
+Whenever a task ends (done, failed, stopped, interrupted) it is marked to
+be told, in the same transaction as its end. Then, at once and again until
+every part is done, each service hears of it on its own:
+
+- approvals and payments cancel what the task left waiting (a proposal, a
+  payment request, and a yes nobody used: a CONFIRMED payment never paid);
+- claims discards the task's one-time private entries;
+- a stopped task's browser sessions close (an entry cut off mid-way ends
+  UNCERTAIN, one already submitted stays SUBMITTED);
+- the steps that waited for the person end from what approvals or payments
+  say now, read back after the cancel;
+- a card entry cut off before it recorded its end (Stop, a crash) settles
+  its payment from its claim: SUBMITTED if the claim says so, else
+  UNCERTAIN; never left RUNNING.
+
+A continued task is not run again until its last end has been told, so the
+telling can't cancel what its next run makes.
+"""
+
+import asyncio
+
+from nod_tasks.adapters.peers import Peers
+from nod_tasks.app.in_turn import InTurn, each_few_at_once
+from nod_tasks.domain import steps, tools, waits
+from nod_tasks.domain.checks import PaymentOutcome
+from nod_tasks.domain.outside import ClaimState, Entry, EntryKind, PaymentState
+from nod_tasks.domain.steps import StepEnd, StepRecord, StepState
+from nod_tasks.domain.tasks import TaskRecord, TaskState
+from nod_tasks.store.database import Database
+from nodkit import context
+from nodkit.client import NodRpcError
+from nodkit.logging import get_logger
+
+log = get_logger("nod_tasks.endings")
+CANCELLED = "the task ended"
+CUT_OFF = "the card entry was cut off before its end was recorded"
+
+
+class Endings:
+    def __init__(self, db: Database, peers: Peers, *, batch: int) -> None:
+        self._db = db
+        self._peers = peers
+        self._to_tell = InTurn(
+            db, lambda tx, limit, after: tx.tasks.to_tell(limit, after), batch=batch
+        )
+        self._kicked = asyncio.Event()
+        self._telling: set[asyncio.Task] = set()
+
+    def kick(self) -> None:
+        """A task just ended: tell now rather than at the next round."""
+        self._kicked.set()
+
+    async def run(self, interval_s: float) -> None:
+        """Rounds until cancelled: at once when kicked, else every interval."""
+        while True:
+            try:
+                async with asyncio.timeout(interval_s):
+                    await self._kicked.wait()
+            except TimeoutError:
+                pass
+            self._kicked.clear()
+            try:
+                await self.round()
+            except Exception as error:
+                log.error("endings.round_failed", exc_info=error)
+
+    async def round(self) -> int:
+        pending = await self._to_tell.next_batch()
+        return await each_few_at_once(pending, self.tell, "endings.not_told")
+
+    def tell_detached(self, ended: list[TaskRecord]) -> asyncio.Task:
+        """Telling that goes on after the caller's answer (Stop's), in its context."""
+        telling = context.run_detached(each_few_at_once(ended, self.tell, "endings.not_told"))
+        self._telling.add(telling)
+        telling.add_done_callback(self._telling.discard)
+        return telling
+
+    async def tell(self, task: TaskRecord) -> bool:
+        """True once every service was told; else it is tried again later."""
+        told = await asyncio.gather(*(self._told(task, part) for part in self._parts(task)))
+        if not all(told):
+            return False
+        try:
+            async with self._db.reads() as tx:
+                every_step = await tx.steps.of_task(task.id)
+            ends = await self._ends_of_waiting_steps(task, every_step)
+            for step in every_step:
+                cut_off = step.state in (StepState.RUNNING, StepState.UNCERTAIN)
+                if cut_off and tools.is_card_entry(step):
+                    if not await self._settle_payment(task, step):
+                        return False
+        except NodRpcError as error:
+            log.warning("endings.pending", task_id=task.id, status=error.code.name)
+            return False
+        async with self._db.transaction() as tx:
+            for step, end in ends:
+                await tx.steps.end(step, end)
+            await tx.tasks.told(task.id)
+        log.info("task.end_told", task_id=task.id, state=task.state.value)
+        return True
+
+    def _parts(self, task: TaskRecord) -> list[tuple[str, "asyncio.Future[None]"]]:
+        peers, owner = self._peers, task.owner
+        parts = [
+            ("approvals", peers.approvals.cancel_for_task(owner, task.id, CANCELLED)),
+            ("payments", peers.payments.cancel_for_task(owner, task.id)),
+            ("claims", peers.claims.discard_private_entries(owner, task.id)),
+        ]
+        if task.state == TaskState.STOPPED and task.session_id:
+            parts.append(("browser", peers.browser.close_task_sessions(owner, task.id)))
+        return [(name, asyncio.ensure_future(call)) for name, call in parts]
+
+    async def _told(self, task: TaskRecord, part: tuple[str, "asyncio.Future[None]"]) -> bool:
+        service, call = part
+        try:
+            await call
+        except NodRpcError as error:
+            log.warning("endings.pending", task_id=task.id, service=service, status=error.code.name)
+            return False
+        return True
+
+    async def _ends_of_waiting_steps(
+        self, task: TaskRecord, every_step: list[StepRecord]
+    ) -> list[tuple[StepRecord, StepEnd]]:
+        """The steps that waited for the person (no instance runs them),
+        ended from what their service says now. Steps still in flight are
+        ended by their run, or by their instance's restart or sweep."""
+        ends = []
+        for step in every_step:
+            if step.state != StepState.RUNNING or step.runner_instance is not None:
+                continue
+            if step.approval_id:
+                approval = await self._peers.approvals.get(task.owner, step.approval_id)
+                ends.append((step, waits.approval_end_after_stop(approval)))
+            elif step.payment_id:
+                payment = await self._peers.payments.get(task.owner, step.payment_id)
+                ends.append((step, waits.payment_end_after_stop(payment)))
+            else:
+                ends.append((step, steps.not_run(waits.STOPPED_WAITING)))
+        return ends
+
+    async def _settle_payment(self, task: TaskRecord, step: StepRecord) -> bool:
+        """A card entry whose payment is still RUNNING: settled from its
+        claim. False while the entry itself is still under way."""
+        assert step.payment_id is not None
+        if step.state == StepState.RUNNING:
+            return False  # its run (or its instance's restart) ends it first
+        payments, owner = self._peers.payments, task.owner
+        payment = await payments.get(owner, step.payment_id)
+        if payment.state != PaymentState.RUNNING:
+            return True
+        companion = ""
+        if form_id := str(step.arguments.get("security_code_form_id", "")):
+            form = task.forms.get(form_id)
+            companion = form.item_id if form is not None else ""
+        entry = Entry(
+            EntryKind.CARD, payment.card_item_id, {}, "", payment.card_operation_id, companion
+        )
+        claim = await self._peers.claims.find_claim(owner, task.id, entry)
+        if claim is not None and claim.state == ClaimState.RUNNING:
+            return False
+        if claim is not None and claim.state == ClaimState.SUBMITTED:
+            await payments.record_submitted(owner, payment.id, claim.id)
+            # Nobody read the page after it: the outcome is not known.
+            await payments.record_outcome(owner, payment.id, PaymentOutcome.UNKNOWN)
+        else:
+            reason = step.reason or CUT_OFF
+            await payments.record_uncertain(owner, payment.id, claim.id if claim else None, reason)
+        log.warning("payment.cut_off_settled", task_id=task.id, payment_id=payment.id)
+        return True

@@ -1,0 +1,72 @@
+"""A task's history as its events: each move, each step as it started and
+ended, each model request's attempts. Numbered 1, 2, ... per task, so a
+watcher resumes after the last one it saw."""
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from nod_tasks.domain.steps import Resolution, StepRecord, StepState
+from nod_tasks.domain.tasks import TaskState, Wait
+
+
+@dataclass(frozen=True)
+class StepView:
+    """A step as a person or a client is shown it: its result as the model was told."""
+
+    number: int
+    tool: str
+    arguments: dict[str, Any]
+    state: StepState
+    result: dict[str, Any] | None
+    reason: str
+    claim_id: str | None
+    approval_id: str | None
+    payment_id: str | None
+    resolution: Resolution | None
+    started_at: datetime | None = None
+    ended_at: datetime | None = None
+
+    @classmethod
+    def of(cls, step: StepRecord) -> "StepView":
+        return cls(
+            number=step.number,
+            tool=step.tool,
+            arguments=dict(step.arguments),
+            state=step.state,
+            result=step.result.for_model() if step.result is not None else None,
+            reason=step.reason,
+            claim_id=step.claim_id,
+            approval_id=step.approval_id,
+            payment_id=step.payment_id,
+            resolution=step.resolution,
+            started_at=step.started_at,
+            ended_at=step.ended_at,
+        )
+
+
+@dataclass(frozen=True)
+class ModelAttempt:
+    """One attempt of one model request (G10: every attempt is shown)."""
+
+    request: int
+    attempt: int
+    # The HTTP status (200 for an answer), or 0 when there was no answer.
+    status: int
+    error: str
+    wait_s: float
+    retried: bool
+
+
+@dataclass(frozen=True)
+class TaskEvent:
+    task_id: str
+    number: int
+    at: datetime
+    kind: str
+    # The task's state after it.
+    state: TaskState
+    message: str = ""
+    wait: Wait | None = None
+    step: StepView | None = None
+    attempt: ModelAttempt | None = None

@@ -1,0 +1,126 @@
+"""What the other services answer, as the tasks service uses it: a claim,
+an approval and its execution, a payment. The adapters make these from the
+services' replies; the rules and use cases never see a protobuf message."""
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class ClaimState(StrEnum):
+    RUNNING = "running"
+    SUBMITTED = "submitted"
+    UNCERTAIN = "uncertain"
+    # A state newer than this service: never taken for SUBMITTED.
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class Claim:
+    id: str
+    state: ClaimState
+    reason: str = ""
+
+
+class ApprovalState(StrEnum):
+    PENDING = "pending"
+    APPROVED = "approved"
+    REJECTED = "rejected"
+    CANCELLED = "cancelled"
+    EXPIRED = "expired"
+    UNKNOWN = "unknown"
+
+
+class ExecutionState(StrEnum):
+    RUNNING = "running"
+    DONE = "done"
+    NOT_RUN = "not_run"
+    FAILED = "failed"
+    UNCERTAIN = "uncertain"
+
+
+@dataclass(frozen=True)
+class Approval:
+    id: str
+    state: ApprovalState
+    summary: str
+    # None until the yes started the single execution.
+    execution: ExecutionState | None = None
+    result: str = ""
+    reason: str = ""
+
+
+class PaymentState(StrEnum):
+    AWAITING_CONFIRMATION = "awaiting_confirmation"
+    CONFIRMED = "confirmed"
+    RUNNING = "running"
+    SUBMITTED = "submitted"
+    UNCERTAIN = "uncertain"
+    REFUSED = "refused"
+    CANCELLED = "cancelled"
+    EXPIRED = "expired"
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class Payment:
+    id: str
+    task_id: str
+    state: PaymentState
+    merchant_origin: str
+    amount_minor: int
+    currency: str
+    description: str
+    card_item_id: str
+    card_label: str
+    # The card entry's operation id, once it started.
+    card_operation_id: str = ""
+
+    @property
+    def prompt(self) -> str:
+        """What the person is asked to say yes to."""
+        amount = f"{self.amount_minor / 100:.2f} {self.currency}"
+        return f"Pay {amount} to {self.merchant_origin} with {self.card_label}: {self.description}"
+
+
+@dataclass(frozen=True)
+class PaymentRequest:
+    task_id: str
+    merchant_origin: str
+    amount_minor: int
+    currency: str
+    description: str
+    card_item_id: str
+    card_label: str
+    order_reference: str
+    request_id: str
+
+
+@dataclass(frozen=True)
+class Proposal:
+    task_id: str
+    account_id: str
+    action: str
+    parameters: dict
+    summary: str
+    request_id: str
+
+
+class EntryKind(StrEnum):
+    SAVED_LOGIN = "saved_login"
+    ONE_TIME_CODE = "one_time_code"
+    CARD = "card"
+    TYPED_PASSWORD = "typed_password"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A private entry the browser service makes under a claim (G1)."""
+
+    kind: EntryKind
+    item_id: str
+    # value field -> the page field it goes into (a target)
+    fields: dict[str, str]
+    submit: str
+    operation_id: str
+    # Cards: the one-time security code entry released with the card.
+    companion_entry_id: str = ""

@@ -1,0 +1,142 @@
+"""Rows and JSON columns as domain records, and back: the one place the
+tasks schema's stored shapes are read and written."""
+
+from typing import Any
+
+from nod_tasks.domain import results
+from nod_tasks.domain.events import ModelAttempt, StepView, TaskEvent
+from nod_tasks.domain.steps import Resolution, StepRecord, StepState, Subject
+from nod_tasks.domain.tasks import FilledForm, FormKind, TaskRecord, TaskState, Wait, WaitKind
+
+Json = dict[str, Any]
+
+
+def wait_to_json(wait: Wait | None) -> Json | None:
+    if wait is None:
+        return None
+    return {
+        "kind": wait.kind.value,
+        "id": wait.id,
+        "prompt": wait.prompt,
+        "form_kind": wait.form_kind.value if wait.form_kind else None,
+        "origin": wait.origin,
+        "step": wait.step,
+    }
+
+
+def wait_from_json(data: Json | None) -> Wait | None:
+    if not data:
+        return None
+    return Wait(
+        kind=WaitKind(data["kind"]),
+        id=data["id"],
+        prompt=data["prompt"],
+        form_kind=FormKind(data["form_kind"]) if data.get("form_kind") else None,
+        origin=data.get("origin", ""),
+        step=data.get("step"),
+    )
+
+
+def form_to_json(form: FilledForm) -> Json:
+    return {"kind": form.kind.value, "item_id": form.item_id, "picked": form.picked_login}
+
+
+def form_from_json(data: Json) -> FilledForm:
+    return FilledForm(FormKind(data["kind"]), data["item_id"], bool(data.get("picked")))
+
+
+def to_task(row: Any) -> TaskRecord:
+    return TaskRecord(
+        id=str(row.id),
+        owner=row.owner,
+        text=row.text,
+        state=TaskState(row.state),
+        message=row.message,
+        wait=wait_from_json(row.wait),
+        run=row.run,
+        steps=row.steps,
+        session_id=row.session_id,
+        runner_instance=row.runner_instance,
+        forms={form_id: form_from_json(f) for form_id, f in (row.forms or {}).items()},
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+    )
+
+
+def to_step(row: Any) -> StepRecord:
+    return StepRecord(
+        task_id=str(row.task_id),
+        number=row.number,
+        call_id=row.call_id,
+        tool=row.tool,
+        arguments=row.arguments,
+        state=StepState(row.state),
+        result=results.from_json(row.result),
+        reason=row.reason,
+        subject=Subject(login_id=row.login_id, form_id=row.form_id, payment_id=row.payment_id),
+        runner_instance=row.runner_instance,
+        claim_id=row.claim_id,
+        approval_id=row.approval_id,
+        resolution=Resolution(row.resolution) if row.resolution else None,
+        started_at=row.started_at,
+        ended_at=row.ended_at,
+    )
+
+
+def step_view_to_json(view: StepView) -> Json:
+    """A step as its events carry it."""
+    return {
+        "number": view.number,
+        "tool": view.tool,
+        "arguments": view.arguments,
+        "state": view.state.value,
+        "result": view.result,
+        "reason": view.reason,
+        "claim_id": view.claim_id,
+        "approval_id": view.approval_id,
+        "payment_id": view.payment_id,
+        "resolution": view.resolution.value if view.resolution else None,
+    }
+
+
+def step_view_from_json(data: Json) -> StepView:
+    resolution = data.get("resolution")
+    return StepView(
+        number=data["number"],
+        tool=data["tool"],
+        arguments=data["arguments"],
+        state=StepState(data["state"]),
+        result=data.get("result"),
+        reason=data.get("reason", ""),
+        claim_id=data.get("claim_id"),
+        approval_id=data.get("approval_id"),
+        payment_id=data.get("payment_id"),
+        resolution=Resolution(resolution) if resolution else None,
+    )
+
+
+def attempt_to_json(attempt: ModelAttempt) -> Json:
+    return {
+        "request": attempt.request,
+        "attempt": attempt.attempt,
+        "status": attempt.status,
+        "error": attempt.error,
+        "wait_s": attempt.wait_s,
+        "retried": attempt.retried,
+    }
+
+
+def to_event(row: Any) -> TaskEvent:
+    data = row.data or {}
+    attempt = data.get("model_attempt")
+    return TaskEvent(
+        task_id=str(row.task_id),
+        number=row.number,
+        at=row.at,
+        kind=row.kind,
+        state=TaskState(row.state),
+        message=data.get("message", ""),
+        wait=wait_from_json(data.get("wait")),
+        step=step_view_from_json(data["step"]) if data.get("step") else None,
+        attempt=ModelAttempt(**attempt) if attempt else None,
+    )
