@@ -5,6 +5,8 @@ PY := $(VENV)/bin/python
 UV := $(VENV)/bin/uv
 STAMP := $(VENV)/.installed
 PROJECTS := $(wildcard pyproject.toml gen/python/pyproject.toml libs/*/pyproject.toml services/*/pyproject.toml demo/pyproject.toml gateway/pyproject.toml)
+# Every package but the workspace root, each checked by deptry on its own.
+PACKAGES := $(patsubst %/pyproject.toml,%,$(filter-out pyproject.toml,$(PROJECTS)))
 # uv never fetches a Python of its own, and copies files out of its cache
 # (the cache and the checkout may be on different file systems).
 export UV_PYTHON_DOWNLOADS := never
@@ -14,7 +16,7 @@ export UV_LINK_MODE := copy
 # pins it; install scripts stay off, so nothing is fetched but the packages.
 TOOLS := tools/node_modules/.package-lock.json
 
-.PHONY: setup run test lint contracts accept-protos bench gen check-gen lock clean
+.PHONY: setup run test lint contracts accept-protos bench gen check-gen lock clean images
 
 setup: $(STAMP)
 
@@ -66,6 +68,21 @@ lint: setup check-gen contracts
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
 	$(UV) lock --check
+	# Each package declares exactly what it imports ([tool.deptry] in its pyproject).
+	for package in $(PACKAGES); do (cd $$package && NO_COLOR=1 $(abspath $(VENV))/bin/deptry --no-ansi .) || exit 1; done
+	# The Dockerfiles (hadolint, one pattern) and the Kubernetes manifests as
+	# rendered (Kubernetes schemas, checkov).
+	$(PY) -m scripts.nodeploy.check
+
+# One image per service and the gateway (docs/DEPLOYING.md), from the
+# repository root: make images CONTAINER=podman IMAGE_PREFIX=registry.example/
+CONTAINER ?= docker
+IMAGE_PREFIX ?=
+IMAGE_TAG ?= 0.1.0
+images:
+	for svc in claims approvals payments browser tasks gateway; do \
+	  $(CONTAINER) build --file deploy/docker/$$svc.Dockerfile --tag $(IMAGE_PREFIX)nod-$$svc:$(IMAGE_TAG) . || exit 1; \
+	done
 
 bench: setup
 	$(PY) bench/claims_bench.py

@@ -21,6 +21,8 @@ from nod_payments.settings import PaymentsSettings
 from nodkit import service
 from nodkit.client import open_channel
 
+from .wheelhouse import WheelHouse
+
 
 @pytest.fixture(scope="session")
 async def system(database_url, service_token, vault_key, log_tee):
@@ -83,3 +85,10 @@ def payments_stub(channels):
 @pytest.fixture(scope="session")
 def browser_stub(channels):
     return browser_pb2_grpc.BrowserServiceStub(channels["browser"])
+
+
+@pytest.fixture(scope="session")
+def wheelhouse(tmp_path_factory) -> WheelHouse:
+    """Services installed from their wheels, one virtualenv each per session
+    (tests/test_wheels.py, tests/test_manifests.py)."""
+    return WheelHouse(tmp_path_factory.mktemp("wheelhouse"))

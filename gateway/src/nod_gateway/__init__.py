@@ -2,9 +2,7 @@
 and decides. It keeps only who may sign in and their sessions; every page
 and action goes through the services' gRPC APIs."""
 
-import pathlib
-
 from nodkit.migrations import Migrations
 
 SCHEMA = "gateway"
-MIGRATIONS = Migrations(SCHEMA, pathlib.Path(__file__).resolve().parents[2] / "migrations")
+MIGRATIONS = Migrations(SCHEMA, __name__)

@@ -1,4 +1,4 @@
-"""python -m nod_gateway serve | migrate | add-person NAME --password-file PATH"""
+"""nod-gateway serve | migrate | add-person NAME --password-file PATH (or python -m nod_gateway)"""
 
 import argparse
 import asyncio
@@ -53,7 +53,7 @@ async def add_person(settings: GatewaySettings, name: str, password: str) -> Non
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(prog="python -m nod_gateway")
+    parser = argparse.ArgumentParser(prog="nod-gateway")
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("serve")
     commands.add_parser("migrate")

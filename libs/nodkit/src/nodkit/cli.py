@@ -1,4 +1,5 @@
-"""`python -m nod_<service> serve | migrate`, the same for every service."""
+"""`nod-<service> serve | migrate` (or `python -m nod_<service> ...`), the same
+for every service."""
 
 import argparse
 import gc
@@ -24,7 +25,7 @@ def main(
 ) -> int:
     """A service without a database (the browser runner) has no migrations:
     `migrate` then has nothing to do."""
-    parser = argparse.ArgumentParser(prog=f"python -m nod_{name}")
+    parser = argparse.ArgumentParser(prog=f"nod-{name}")
     parser.add_argument("command", choices=["serve", "migrate"])
     args = parser.parse_args()
     settings = settings_class()

@@ -1,8 +1,14 @@
 """Alembic, per service: the service's tables and its version table both
 live inside its own schema. Migrations run as their own step
-(`python -m nod_<service> migrate`); `serve` only waits for them."""
+(`nod-<service> migrate`, or `python -m nod_<service> migrate`); `serve` only
+waits for them.
+
+A service's Alembic folder is package data (`nod_<service>/migrations/`), so
+the service's wheel carries it and an installed service migrates with no
+checkout beside it."""
 
 import asyncio
+import importlib.resources
 import pathlib
 from dataclasses import dataclass
 
@@ -84,12 +90,27 @@ async def wait_until_at_head(
         await asyncio.sleep(poll_s)
 
 
+def package_folder(package: str, folder: str = "migrations") -> pathlib.Path:
+    """`folder` inside the installed `package`, as a real directory: Alembic
+    reads its scripts by path, so a package imported from a zip can't migrate
+    (nod's wheels install as plain files)."""
+    found = importlib.resources.files(package) / folder
+    if not isinstance(found, pathlib.Path) or not found.is_dir():
+        raise RuntimeError(f"{package} has no {folder}/ folder installed beside it: {found}")
+    return found
+
+
 @dataclass(frozen=True)
 class Migrations:
-    """A service's schema and its Alembic folder."""
+    """A service's schema and the package whose `migrations/` folder holds
+    its Alembic scripts."""
 
     schema: str
-    directory: pathlib.Path
+    package: str
+
+    @property
+    def directory(self) -> pathlib.Path:
+        return package_folder(self.package)
 
     def upgrade(self, database_url: str) -> None:
         upgrade_to_head(self.directory, database_url, self.schema)

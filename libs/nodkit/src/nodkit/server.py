@@ -1,7 +1,17 @@
 """The gRPC server under every nod service: the interceptor chain, health and
 reflection, listening with health NOT_SERVING until told otherwise, over TLS
 when the settings give a certificate (nodkit.tls). nodkit.service drives it;
-nothing else creates a server."""
+nothing else creates a server.
+
+With NOD_HEALTH_LISTEN set, a second, plaintext listener answers
+grpc.health.v1 only, from the same health servicer: the kubelet's native
+gRPC probe speaks no TLS, so it can't ask the main port once TLS is on.
+Health reveals no data and takes no token, so nothing else is exposed.
+
+Health's "" and each gRPC service's name say whether calls are let in
+(readiness). LIVENESS says only that the process answers: SERVING from the
+first moment until shutdown, so a liveness probe doesn't restart a service
+that waits for its migrations or its database (it would wait again)."""
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -28,6 +38,7 @@ SERVER_OPTIONS = [
 ]
 SERVING = health_pb2.HealthCheckResponse.SERVING
 NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
+LIVENESS = "liveness"
 
 # (full service name, generated add_*_to_server, servicer)
 Registration = tuple[str, Callable[[Any, grpc.aio.Server], None], object]
@@ -40,6 +51,9 @@ class Listening:
     health: Any  # grpc_health's aio HealthServicer
     readiness: Readiness
     names: Sequence[str]
+    # The plaintext health-only listener (NOD_HEALTH_LISTEN), if any.
+    health_server: grpc.aio.Server | None = None
+    health_port: int | None = None
 
     async def set_health(self, serving: bool) -> None:
         for name in ("", *self.names):
@@ -54,6 +68,8 @@ class Listening:
         await self.health.enter_graceful_shutdown()
         self.readiness.ready = False
         await self.server.stop(grace)
+        if self.health_server is not None:
+            await self.health_server.stop(0)
 
 
 async def create_server(
@@ -90,6 +106,7 @@ async def create_server(
     if port == 0:
         raise RuntimeError(f"could not listen on {listen}")
     listening = Listening(server, port, health_servicer, readiness, names)
+    await health_servicer.set(LIVENESS, SERVING)
     await listening.set_serving(False)
     await server.start()
     log.info(
@@ -99,4 +116,23 @@ async def create_server(
         port=port,
         tls="mutual" if tls and tls.require_client_cert else "server" if tls else "off",
     )
+    if settings.health_listen:
+        try:
+            listening.health_server, listening.health_port = await _serve_health_only(
+                health_servicer, settings.health_listen
+            )
+        except BaseException:
+            await server.stop(0)
+            raise
+        log.info("server.health_listening", service=name, address=settings.health_listen)
     return listening
+
+
+async def _serve_health_only(health_servicer: Any, listen: str) -> tuple[grpc.aio.Server, int]:
+    server = grpc.aio.server(options=SERVER_OPTIONS)
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    port = server.add_insecure_port(listen)
+    if port == 0:
+        raise RuntimeError(f"could not listen on {listen} for health")
+    await server.start()
+    return server, port

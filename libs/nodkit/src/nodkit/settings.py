@@ -4,18 +4,78 @@ Each service subclasses ServiceSettings once (settings.py) with its own
 prefix, NOD_<SERVICE>_ (so one shared environment, as under `make run`, can't
 hand one service's lease ttl to another), builds it once in __main__ and
 passes it down; nothing else reads os.environ. The shared settings below keep
-their DESIGN.md names (NOD_DATABASE_URL, NOD_SERVICE_TOKEN, NOD_TLS_CERT_FILE,
+their documented names (NOD_DATABASE_URL, NOD_SERVICE_TOKEN, NOD_TLS_CERT_FILE,
 ...). Code and tests may also pass any setting by its field name.
+
+Any setting NOD_<NAME> may instead be read from a file named by
+NOD_<NAME>_FILE, the way Kubernetes mounts a Secret (NOD_VAULT_KEY_FILE,
+NOD_SERVICE_TOKENS_FILE, NOD_DATABASE_URL_FILE for a URL with a password).
+When both are set, the file wins: a mounted Secret is the deliberate choice,
+a stray variable from an image or a ConfigMap is not.
 """
 
+import os
+import pathlib
 import socket
+from collections.abc import Mapping
 from typing import Self
 
 from pydantic import AliasChoices, Field, SecretStr, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import (
+    BaseSettings,
+    EnvSettingsSource,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
 
 from nodkit.callers import Callers, parse_service_tokens
 from nodkit.tls import Tls
+
+FILE_SUFFIX = "_FILE"
+
+
+class SettingFileError(ValueError):
+    """A NOD_<NAME>_FILE that names no readable, non-empty file."""
+
+
+def read_setting_file(variable: str, path: str) -> str:
+    """The file's text without its trailing newline (`echo > file` and most
+    editors add one; no secret ends in one). An unreadable or empty file is
+    an error that names the variable, never a silent empty secret."""
+    try:
+        text = pathlib.Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise SettingFileError(f"{variable}={path}: can't read it ({error})") from None
+    value = text.rstrip("\r\n")
+    if not value:
+        raise SettingFileError(f"{variable}={path}: the file is empty")
+    return value
+
+
+class SettingFilesSource(EnvSettingsSource):
+    """The environment source again, fed NOD_<NAME> = the contents of the file
+    NOD_<NAME>_FILE names, so aliases, prefixes and parsing work exactly as
+    for the variable itself. Own code rather than pydantic-settings'
+    secrets_dir: that reads one folder of files named after the fields,
+    while Kubernetes and the usual *_FILE convention name each file per
+    variable."""
+
+    def _load_env_vars(self) -> Mapping[str, str | None]:
+        names = {
+            env_name
+            for field_name, field in self.settings_cls.model_fields.items()
+            for _, env_name, _ in self._extract_field_info(field, field_name)
+        }
+        values: dict[str, str | None] = {}
+        for variable, path in os.environ.items():
+            if not variable.upper().endswith(FILE_SUFFIX):
+                continue
+            name = self._apply_case_sensitive(variable[: -len(FILE_SUFFIX)])
+            # Only a setting's own name: NOD_APPROVALS_SMTP_CA_FILE is a
+            # setting itself (a path), not the file of a NOD_APPROVALS_SMTP_CA.
+            if name in names:
+                values[name] = read_setting_file(variable, path)
+        return values
 
 
 def shared(name: str) -> AliasChoices:
@@ -26,9 +86,24 @@ def shared(name: str) -> AliasChoices:
 class ServiceSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="NOD_", extra="ignore", validate_by_name=True)
 
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Arguments, then NOD_<NAME>_FILE, then NOD_<NAME>: the file wins."""
+        return init_settings, SettingFilesSource(settings_cls), env_settings
+
     # Where this service listens (NOD_<SERVICE>_LISTEN); each service sets its
     # port. Loopback unless told otherwise: a pod's manifest sets 0.0.0.0.
     listen: str = "127.0.0.1:0"
+    # A second, plaintext listener answering grpc.health.v1 only (unset: none),
+    # for probes that speak no TLS, such as the kubelet's native gRPC probe.
+    health_listen: str | None = Field(None, validation_alias=shared("health_listen"))
     database_url: str = Field(
         "postgresql+psycopg://postgres@127.0.0.1:5432/nod", validation_alias=shared("database_url")
     )

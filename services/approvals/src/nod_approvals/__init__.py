@@ -1,9 +1,7 @@
 """The approvals service: connected app accounts, proposed app actions, the
 person's decisions and each approved action's single execution (G7)."""
 
-import pathlib
-
 from nodkit.migrations import Migrations
 
 SCHEMA = "approvals"
-MIGRATIONS = Migrations(SCHEMA, pathlib.Path(__file__).resolve().parents[2] / "migrations")
+MIGRATIONS = Migrations(SCHEMA, __name__)

@@ -1,10 +1,16 @@
-"""python -m nod_browser serve | migrate (migrate has nothing to do: no database)."""
+"""nod-browser serve | migrate, or python -m nod_browser (no database: migrate does nothing)."""
 
 import sys
 
 from nod_browser.settings import BrowserSettings
 from nod_browser.wiring import build
-from nodkit.cli import main
+from nodkit import cli
+
+
+def main() -> int:
+    """The console script `nod-browser`."""
+    return cli.main("browser", BrowserSettings, build, migrations=None)
+
 
 if __name__ == "__main__":
-    sys.exit(main("browser", BrowserSettings, build, migrations=None))
+    sys.exit(main())

@@ -1,0 +1,188 @@
+"""What the Kubernetes manifests say and what the code does can't drift apart:
+every migration Job and every Deployment of deploy/k8s (the base and the
+dev overlay, rendered) runs here as its container would (tests/pods.py:
+the image's entrypoint from the service's own wheels, the ConfigMap and the
+container's env, its Secrets as files at the paths it mounts them), and is
+probed the way the kubelet probes it: gRPC health on the probe's port and
+service name, HTTP GET, TCP. Then each stops on SIGTERM within its
+terminationGracePeriodSeconds, as a rolling restart stops it."""
+
+import asyncio
+import contextlib
+import pathlib
+import time
+
+import grpc
+import httpx
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from nodkit.crypto import new_key_setting
+from nodkit.settings import ServiceSettings
+from nodtest.database import create_test_database, drop_test_database
+from scripts.nodeploy.manifests import Manifest, render
+
+from .pods import Pod
+from .wheelhouse import REPOSITORY, Running, run_once, start
+
+KUSTOMIZATIONS = {
+    "base": REPOSITORY / "deploy" / "k8s" / "base",
+    "dev": REPOSITORY / "deploy" / "k8s" / "overlays" / "dev",
+}
+CALLERS = ["claims", "approvals", "payments", "browser", "tasks", "gateway"]
+PROBE_TIMEOUT_S = 90.0
+
+
+def of_kind(manifests: list[Manifest], kind: str) -> list[Manifest]:
+    return [m for m in manifests if m["kind"] == kind]
+
+
+def secrets_for(database_url: str) -> dict[str, dict[str, str]]:
+    """The Secrets docs/DEPLOYING.md tells an operator to create, by name and key."""
+    tokens = ",".join(f"{name}:{name}-token-{'x' * 24}" for name in CALLERS)
+    secrets = {
+        "nod-service-tokens": {"tokens": tokens},
+        "nod-vault-key": {"vault-key": new_key_setting()},
+    }
+    for name in ["claims", "approvals", "payments", "tasks", "gateway"]:
+        secrets[f"nod-{name}-database"] = {"url": database_url}
+    return secrets
+
+
+def pods_behind_services(manifests: list[Manifest], pods: dict[str, Pod]) -> dict[str, Pod]:
+    """Service name -> the Deployment's pod its selector picks."""
+    behind = {}
+    for service in of_kind(manifests, "Service"):
+        selector = service["spec"]["selector"].items()
+        (pod,) = [
+            pod
+            for pod in pods.values()
+            if selector <= pod.manifest["spec"]["template"]["metadata"]["labels"].items()
+        ]
+        behind[service["metadata"]["name"]] = pod
+    return behind
+
+
+async def passes(pod: Pod, probe: dict) -> bool:
+    try:
+        if "grpc" in probe:
+            address = f"127.0.0.1:{pod.loopback(probe['grpc']['port'])}"
+            async with grpc.aio.insecure_channel(address) as channel:
+                reply = await health_pb2_grpc.HealthStub(channel).Check(
+                    health_pb2.HealthCheckRequest(service=probe["grpc"].get("service", "")),
+                    timeout=1,
+                )
+            return reply.status == health_pb2.HealthCheckResponse.SERVING
+        if "httpGet" in probe:
+            port = pod.loopback(probe["httpGet"]["port"])
+            url = f"http://127.0.0.1:{port}{probe['httpGet']['path']}"
+            async with httpx.AsyncClient(timeout=1) as client:
+                return 200 <= (await client.get(url)).status_code < 400
+        if "tcpSocket" in probe:
+            port = pod.loopback(probe["tcpSocket"]["port"])
+            _, writer = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", port), 1)
+            writer.close()
+            return True
+    except (grpc.aio.AioRpcError, httpx.HTTPError, OSError, TimeoutError):
+        return False
+    raise AssertionError(f"{pod.name}: a probe of a kind this test doesn't know: {probe}")
+
+
+async def until_passing(pod: Pod, kind: str, process: Running) -> None:
+    probe = pod.container[kind]
+    deadline = time.monotonic() + PROBE_TIMEOUT_S
+    while not await passes(pod, probe):
+        if process.process.poll() is not None:
+            pytest.fail(f"{pod.name} ended before its {kind} passed:\n{process.log_text()}")
+        if time.monotonic() > deadline:
+            pytest.fail(f"{pod.name}'s {kind} never passed: {probe}\n{process.log_text()}")
+        await asyncio.sleep(0.3)
+
+
+def stop_budget_s(pod: Pod, env: dict[str, str]) -> float:
+    """What SIGTERM may take: terminationGracePeriodSeconds less preStop's sleep."""
+    grace = float(
+        env.get("NOD_SHUTDOWN_GRACE_S", ServiceSettings.model_fields["shutdown_grace_s"].default)
+    )
+    pre_stop = (
+        pod.container.get("lifecycle", {}).get("preStop", {}).get("sleep", {}).get("seconds", 0)
+    )
+    budget = pod.spec.get("terminationGracePeriodSeconds", 30) - pre_stop
+    assert budget > grace, f"{pod.name}: {budget}s after preStop is not above its {grace}s grace"
+    return budget
+
+
+# The first test to need them builds every service's venv (tests/wheelhouse.py).
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("kustomization", list(KUSTOMIZATIONS))
+async def test_every_pod_starts_as_its_manifest_says_and_passes_its_probes(
+    kustomization, wheelhouse, tmp_path
+):
+    manifests = render(KUSTOMIZATIONS[kustomization])
+    database_url = create_test_database()
+    secrets = secrets_for(database_url)
+    deployments = of_kind(manifests, "Deployment")
+    pods = {d["metadata"]["name"]: Pod(d, tmp_path / d["metadata"]["name"]) for d in deployments}
+    for pod in pods.values():
+        pod.allocate_ports()
+    services = pods_behind_services(manifests, pods)
+    running = {}
+    try:
+        for job in of_kind(manifests, "Job"):
+            pod = Pod(job, tmp_path / job["metadata"]["name"])
+            installed = await asyncio.to_thread(wheelhouse.install, pod.image.package)
+            pod.lay_out(secrets)
+            env = pod.environment(manifests, installed, services)
+            await asyncio.to_thread(run_once, pod.command(env), env, pod.root)
+        for name, pod in pods.items():
+            installed = await asyncio.to_thread(wheelhouse.install, pod.image.package)
+            pod.lay_out(secrets)
+            env = pod.environment(manifests, installed, services)
+            process = start(pod.command(env), env, pod.root, pod.root / "log")
+            running[name] = (pod, env, process)
+        for pod, _, process in running.values():
+            for kind in ("readinessProbe", "livenessProbe"):
+                await until_passing(pod, kind, process)
+        for name, (pod, env, process) in running.items():
+            budget = stop_budget_s(pod, env)
+            began = time.monotonic()
+            process.stop(timeout_s=budget)
+            took = time.monotonic() - began
+            assert took < budget, f"{name} took {took:.1f}s to stop, over {budget}s"
+            assert "shutting_down" in process.log_text() or "Shutting down" in process.log_text()
+    finally:
+        for _, _, process in running.values():
+            with contextlib.suppress(Exception):
+                process.stop(timeout_s=5)
+        drop_test_database(database_url)
+
+
+@pytest.mark.parametrize("kustomization", list(KUSTOMIZATIONS))
+def test_the_manifests_hold_what_the_services_need(kustomization):
+    """What a pod can't show by answering its probes."""
+    manifests = render(KUSTOMIZATIONS[kustomization])
+    deployments = {d["metadata"]["name"]: d for d in of_kind(manifests, "Deployment")}
+    assert set(deployments) == {f"nod-{name}" for name in CALLERS}
+    jobs = {j["metadata"]["name"] for j in of_kind(manifests, "Job")}
+    assert jobs == {f"nod-{name}-migrate" for name in CALLERS if name != "browser"}
+    budgets = {p["metadata"]["name"] for p in of_kind(manifests, "PodDisruptionBudget")}
+    assert budgets == set(deployments)
+    for name, deployment in deployments.items():
+        pod = Pod(deployment, pathlib.Path("/nowhere"))
+        replicas = deployment["spec"]["replicas"]
+        if kustomization == "base":
+            # The browser's sessions live in one replica's memory.
+            assert replicas == (1 if name == "nod-browser" else 2), name
+        container = pod.container
+        env = {variable["name"]: variable for variable in container["env"]}
+        assert env["NOD_INSTANCE_ID"]["valueFrom"]["fieldRef"]["fieldPath"] == "metadata.name"
+        assert "/tmp" in pod.mounts() and "emptyDir" in pod.mounts()["/tmp"]
+        context = container["securityContext"]
+        assert context["readOnlyRootFilesystem"] and not context["allowPrivilegeEscalation"]
+        assert context["capabilities"]["drop"] == ["ALL"]
+        assert pod.spec["securityContext"]["runAsNonRoot"]
+        assert pod.spec["securityContext"]["seccompProfile"]["type"] == "RuntimeDefault"
+        for variable in env.values():
+            if variable["name"].endswith("_FILE"):
+                mount = pathlib.PurePosixPath(variable["value"]).parent
+                assert "secret" in pod.mounts()[str(mount)], variable
