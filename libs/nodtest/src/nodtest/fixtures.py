@@ -18,6 +18,7 @@ from nodtest.logcapture import LogTee
 pytest_plugins = [
     "nodtest.mail",
     "nodtest.demo",
+    "nodtest.webapps.twofactor_admin",
 ]
 
 
