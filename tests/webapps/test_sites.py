@@ -4,9 +4,12 @@ each site itself recorded. docs/REAL_SITES.md describes their pages; the
 assertions on errors and signed-in marks keep those notes true."""
 
 import asyncio
+from decimal import Decimal
 from urllib.parse import urlparse
 
 from playwright.async_api import Page, expect
+
+from nodtest.webapps.oscar_shop import DECLINED_CARD
 
 
 def path_of(page: Page) -> str:
@@ -95,3 +98,117 @@ async def test_twofactor_admin_accepts_a_code_once(page, twofactor_admin_site):
 
     await expect(page.locator("ul.errorlist.nonfield")).to_contain_text("Invalid token")
     assert site.last_login() == first_login
+
+
+# --- django-oscar: a shop's checkout with a card step ----------------------
+
+
+async def oscar_sign_in(page: Page, shop, password: str) -> None:
+    await page.goto(shop.login_url)
+    login = page.locator("form#login_form")
+    await login.locator("input[name=login-username]").fill(shop.customer.email)
+    await login.locator("input[name=login-password]").fill(password)
+    await login.get_by_role("button", name="Log In").click()
+
+
+async def oscar_to_card_step(page: Page, shop) -> None:
+    """Signed in, one book in the basket, shipping address given: the
+    checkout's payment details page, where the card goes."""
+    await oscar_sign_in(page, shop, shop.customer.password)
+    await expect(page.get_by_role("link", name="Logout")).to_be_visible()
+    await page.goto(shop.product_url)
+    await page.locator("form#add_to_basket_form").get_by_role("button", name="Add to cart").click()
+    await page.goto(shop.url + "/checkout/")
+    address = page.locator("form#new_shipping_address")
+    for name, value in {
+        "first_name": "Grace",
+        "last_name": "Hopper",
+        "line1": "1 Main Street",
+        "line4": "London",
+        "postcode": "SW1A 1AA",
+    }.items():
+        await address.locator(f"[name={name}]").fill(value)
+    await address.get_by_role("button", name="Continue").click()
+    await expect(page.get_by_role("heading", name="Enter payment details")).to_be_visible()
+
+
+async def oscar_fill_card(page: Page, number: str) -> None:
+    card = page.locator("form#bankcard_form")
+    await card.locator("input[name=number]").fill(number)
+    await card.locator("select[name=expiry_month_0]").select_option("12")
+    await card.locator("select[name=expiry_month_1]").select_option(index=5)
+    await card.locator("input[name=ccv]").fill("123")
+    await card.get_by_role("button", name="Continue").click()
+
+
+async def test_oscar_shop_takes_a_card_and_records_one_order(page, oscar_shop_site):
+    shop = oscar_shop_site
+    await oscar_to_card_step(page, shop)
+    number = page.locator("form#bankcard_form input[name=number]")
+    await expect(number).to_have_attribute("autocomplete", "off")
+
+    await oscar_fill_card(page, "4111 1111 1111 1111")
+
+    # The preview: no payment yet, the card carried in a hidden copy of the form.
+    await expect(page.get_by_role("heading", name="Preview order")).to_be_visible()
+    hidden_number = page.locator("form#place_order_form input[name=number]")
+    await expect(hidden_number).to_be_hidden()
+    assert await hidden_number.input_value() == "4111 1111 1111 1111"  # as typed
+    assert shop.orders() == [] and shop.payment_sources() == []
+
+    await page.get_by_role("button", name="Place order").click()
+
+    await expect(page.get_by_role("heading", name="confirmation")).to_contain_text("Order 100001")
+    assert path_of(page) == "/checkout/thank-you/"
+    (order,) = shop.orders()
+    assert (order.number, order.total_incl_tax, order.email) == (
+        "100001",
+        Decimal("12.00"),
+        shop.customer.email,
+    )
+    (source,) = shop.payment_sources()
+    assert (source.order_number, source.amount_debited, source.label) == (
+        "100001",
+        Decimal("12.00"),
+        "card ending 1111",
+    )
+    assert shop.declined_payments() == 0
+
+
+async def test_oscar_shop_declines_a_card_and_records_no_order(page, oscar_shop_site):
+    shop = oscar_shop_site
+    await oscar_to_card_step(page, shop)
+    await oscar_fill_card(page, DECLINED_CARD)
+    await page.get_by_role("button", name="Place order").click()
+
+    await expect(page.locator(".alert.alert-danger")).to_have_text("Your card was declined.")
+    await expect(page.get_by_role("heading", name="Enter payment details")).to_be_visible()
+    assert path_of(page) == "/checkout/preview/"  # the URL of the step that failed
+    # The shop puts the declined card back in its form, every digit.
+    assert len(await page.locator("form#bankcard_form input[name=number]").input_value()) == 16
+    assert shop.orders() == [] and shop.payment_sources() == []
+    assert shop.declined_payments() == 1
+
+
+async def test_oscar_shop_marks_an_invalid_card_number(page, oscar_shop_site):
+    shop = oscar_shop_site
+    await oscar_to_card_step(page, shop)
+    await oscar_fill_card(page, "4111111111111112")  # fails the Luhn check
+
+    number = page.locator("form#bankcard_form input[name=number]")
+    await expect(number).to_have_attribute("aria-invalid", "true")
+    await expect(page.locator("form#bankcard_form .error-block")).to_contain_text(
+        "Please enter a valid credit card number."
+    )
+    assert shop.orders() == [] and shop.declined_payments() == 0
+
+
+async def test_oscar_shop_refuses_a_wrong_password(page, oscar_shop_site):
+    shop = oscar_shop_site
+    await oscar_sign_in(page, shop, "not-the-password")
+
+    await expect(page.locator("form#login_form .alert.alert-danger").last).to_contain_text(
+        "Please enter a correct username and password"
+    )
+    await expect(page.get_by_role("link", name="Logout")).to_have_count(0)
+    assert shop.last_login() is None

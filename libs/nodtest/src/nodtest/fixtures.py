@@ -19,6 +19,7 @@ pytest_plugins = [
     "nodtest.mail",
     "nodtest.demo",
     "nodtest.webapps.twofactor_admin",
+    "nodtest.webapps.oscar_shop",
 ]
 
 

@@ -7,6 +7,8 @@ copy of a freshly migrated and seeded file is the same fresh database, so
 each test still starts from nothing any other test did."""
 
 import asyncio
+import hashlib
+import importlib.metadata
 import json
 import os
 import pathlib
@@ -17,6 +19,8 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
+
+import pytest
 
 from nodtest.processes import free_port
 from nodtest.webapps.process import SiteProcess
@@ -60,6 +64,37 @@ async def build_database(
     await asyncio.to_thread(run_in_site, env, ["-m", "django", "migrate", "--no-input"])
     await asyncio.to_thread(run_in_site, env, ["-m", f"{SITES}.{settings}.seed"], json.dumps(seed))
     return db
+
+
+def template_key(settings: str, seed: dict) -> str:
+    """Names a built database by everything that goes into it: the installed
+    distributions (the applications' migrations), the site's own files and
+    the seed. Any change makes a new one."""
+    digest = hashlib.sha256(json.dumps(seed, sort_keys=True).encode())
+    for dist in sorted(f"{d.name}=={d.version}" for d in importlib.metadata.distributions()):
+        digest.update(dist.encode())
+    site_dir = pathlib.Path(__file__).parent / "sites"
+    for path in sorted([site_dir / "common.py", *(site_dir / settings).rglob("*")]):
+        if path.is_file() and "__pycache__" not in path.parts:
+            digest.update(path.read_bytes())
+    return f"{settings}-{digest.hexdigest()[:16]}.sqlite3"
+
+
+async def cached_database(
+    config: pytest.Config, settings: str, scratch: pathlib.Path, seed: dict, **extra_env: str
+) -> pathlib.Path:
+    """build_database, kept in pytest's cache directory between runs when
+    there is one (Oscar's migrations alone take 20 s and more)."""
+    cache = getattr(config, "cache", None)
+    if cache is None:
+        return await build_database(settings, scratch, seed, **extra_env)
+    kept = cache.mkdir("nodtest-webapps") / template_key(settings, seed)
+    if not kept.exists():
+        built = await build_database(settings, scratch, seed, **extra_env)
+        partial = kept.with_suffix(f".{os.getpid()}.partial")
+        shutil.copyfile(built, partial)
+        os.replace(partial, kept)  # whole or not at all, if two runs race
+    return kept
 
 
 @dataclass

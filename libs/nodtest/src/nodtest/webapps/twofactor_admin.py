@@ -15,7 +15,7 @@ import pyotp
 import pytest
 
 from nodtest.claims import CANARY_PASSWORD
-from nodtest.webapps.django_site import RunningSite, build_database, start_site
+from nodtest.webapps.django_site import RunningSite, cached_database, start_site
 
 SETTINGS = "twofactor_admin"
 LOGIN_PATH = "/account/login/"
@@ -72,8 +72,9 @@ class TwoFactorAdminSite:
 
 
 @pytest.fixture(scope="session")
-async def twofactor_admin_database(tmp_path_factory):
-    return await build_database(
+async def twofactor_admin_database(pytestconfig, tmp_path_factory):
+    return await cached_database(
+        pytestconfig,
         SETTINGS,
         tmp_path_factory.mktemp("twofactor-admin-template"),
         {

@@ -54,3 +54,23 @@ CONTEXT_PROCESSORS = [
 
 # Django's own request log (time, method, path, status; never a form's
 # values) goes to stderr, which the fixture keeps in a file.
+
+
+def site_logging(loggers: dict[str, dict] | None = None) -> dict:
+    """Django's logging plus, on stderr, a server error's traceback (with
+    DEBUG off Django only mails it, so a site that breaks says why in the
+    fixture's log; a traceback names code, not the values a form posted)
+    and any `loggers` a site adds."""
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "plain"}},
+        "formatters": {"plain": {"format": "[%(name)s] %(levelname)s %(message)s"}},
+        "loggers": {
+            "django.request": {"handlers": ["stderr"], "level": "ERROR"},
+            **(loggers or {}),
+        },
+    }
+
+
+LOGGING = site_logging()
