@@ -212,3 +212,72 @@ async def test_oscar_shop_refuses_a_wrong_password(page, oscar_shop_site):
     )
     await expect(page.get_by_role("link", name="Logout")).to_have_count(0)
     assert shop.last_login() is None
+
+
+# --- django-allauth: an email address on one page, a mailed code on the next
+
+
+async def allauth_request_code(page: Page, site, email: str) -> None:
+    await page.goto(site.login_url)
+    await page.get_by_role("link", name="Send me a sign-in code").click()
+    await page.fill("input[name=email]", email)
+    await page.get_by_role("button", name="Request Code").click()
+
+
+async def allauth_enter_code(page: Page, code: str) -> None:
+    await page.fill("input[name=code]", code)
+    await page.get_by_role("button", name="Confirm").click()
+
+
+async def test_allauth_signs_in_with_an_emailed_code(page, allauth_code_site):
+    site = allauth_code_site
+    await allauth_request_code(page, site, site.account.email)
+
+    await expect(page.get_by_role("heading", name="Enter Sign-In Code")).to_be_visible()
+    await expect(page.locator("input[name=code]")).to_have_attribute(
+        "autocomplete", "one-time-code"
+    )
+    assert path_of(page) == "/accounts/login/code/confirm/"
+    (code,) = site.codes_sent()
+
+    await allauth_enter_code(page, code)
+
+    await expect(page.get_by_role("heading", name="Email Addresses")).to_be_visible()
+    await expect(page.get_by_role("link", name="Sign Out")).to_be_visible()
+    assert path_of(page) == "/accounts/email/"
+    assert site.last_login() is not None
+    assert len(site.codes_sent()) == 1
+
+
+async def test_allauth_refuses_wrong_codes_then_spends_the_code(page, allauth_code_site):
+    site = allauth_code_site
+    await allauth_request_code(page, site, site.account.email)
+    (code,) = site.codes_sent()
+    wrong = "BBBB-BBBB" if code != "BBBB-BBBB" else "CCCC-CCCC"
+
+    await allauth_enter_code(page, wrong)
+
+    field = page.locator("input[name=code]")
+    await expect(field).to_have_attribute("aria-invalid", "true")
+    await expect(page.locator("#id_code_error")).to_have_text("Incorrect code.")
+    assert site.last_login() is None
+
+    # The third wrong code spends it: the site goes back a step and says why.
+    await allauth_enter_code(page, wrong)
+    await allauth_enter_code(page, wrong)
+    await expect(page.get_by_role("heading", name="Send me a sign-in code")).to_be_visible()
+    await expect(page.get_by_text("Too many failed login attempts")).to_be_visible()
+    assert site.last_login() is None
+    assert len(site.codes_sent()) == 1
+
+
+async def test_allauth_asks_for_a_code_even_for_an_unknown_address(page, allauth_code_site):
+    site = allauth_code_site
+    await allauth_request_code(page, site, "nobody@example.com")
+
+    # Moving on to the code step says nothing about the account.
+    await expect(page.get_by_role("heading", name="Enter Sign-In Code")).to_be_visible()
+    assert site.codes_sent() == []
+    assert [(m["to"], "Unknown Account" in m["subject"]) for m in site.mailbox.messages] == [
+        (["nobody@example.com"], True)
+    ]

@@ -20,6 +20,7 @@ pytest_plugins = [
     "nodtest.demo",
     "nodtest.webapps.twofactor_admin",
     "nodtest.webapps.oscar_shop",
+    "nodtest.webapps.allauth_code",
 ]
 
 
