@@ -21,6 +21,7 @@ pytest_plugins = [
     "nodtest.webapps.twofactor_admin",
     "nodtest.webapps.oscar_shop",
     "nodtest.webapps.allauth_code",
+    "nodtest.patterns",
 ]
 
 
