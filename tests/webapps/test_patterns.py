@@ -67,6 +67,26 @@ async def test_six_box_code_is_typed_as_one_value(page, pattern_sites):
     assert sites.state.last["six_box_code"]["code"]["length"] == 6
 
 
+async def test_six_box_code_takes_a_paste(page, pattern_sites):
+    sites = pattern_sites
+    await page.goto(sites.url + "/code")
+    code = pyotp.TOTP(sites.state.totp_seed).now()
+
+    await page.get_by_label("Digit 1 of 6").evaluate(
+        """(box, code) => {
+            const data = new DataTransfer();
+            data.setData('text', code);
+            box.dispatchEvent(new ClipboardEvent('paste', {clipboardData: data, bubbles: true}));
+        }""",
+        code,
+    )
+
+    await expect(page.get_by_label("Digit 6 of 6")).to_be_focused()
+    await page.keyboard.press("Enter")
+    await expect_signed_in(page)
+    assert sites.outcome("six_box_code", "accepted") == 1
+
+
 async def test_six_box_code_refuses_a_wrong_code(page, pattern_sites):
     sites = pattern_sites
     await page.goto(sites.url + "/code")

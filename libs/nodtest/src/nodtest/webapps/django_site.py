@@ -1,8 +1,8 @@
 """Running one of the Django sites in sites/: migrate and seed a database
-once per test session, then for each test copy it and start Django's own
-server on it.
+once (kept in pytest's cache directory between runs), then for each test
+copy it and start Django's own server on the copy.
 
-Migrating is the slow part (Oscar has some two hundred migrations), and a
+Migrating is the slow part (Oscar has well over a hundred migrations), and a
 copy of a freshly migrated and seeded file is the same fresh database, so
 each test still starts from nothing any other test did."""
 
@@ -94,6 +94,9 @@ async def cached_database(
         partial = kept.with_suffix(f".{os.getpid()}.partial")
         shutil.copyfile(built, partial)
         os.replace(partial, kept)  # whole or not at all, if two runs race
+        for stale in kept.parent.glob(f"{settings}-*.sqlite3"):
+            if stale != kept:
+                stale.unlink(missing_ok=True)
     return kept
 
 
