@@ -9,6 +9,7 @@ from urllib.parse import urlparse
 
 from playwright.async_api import Page, expect
 
+from nodtest.claims import CANARY_CARD
 from nodtest.webapps.oscar_shop import DECLINED_CARD
 
 
@@ -47,7 +48,8 @@ async def test_twofactor_admin_signs_in_with_password_and_totp_code(page, twofac
     assert site.last_login() is not None
     assert site.totp_device().last_t > 0
     assert site.totp_device().throttling_failure_count == 0
-    assert site.site.requests("POST", "/account/login/?next=/admin/") == [200, 302]
+    assert site.server.requests("POST", "/account/login/?next=/admin/") == [200, 302]
+    assert site.account.password not in site.server.log_text()
 
 
 async def test_twofactor_admin_refuses_a_wrong_password(page, twofactor_admin_site):
@@ -173,6 +175,7 @@ async def test_oscar_shop_takes_a_card_and_records_one_order(page, oscar_shop_si
         "card ending 1111",
     )
     assert shop.declined_payments() == 0
+    assert CANARY_CARD not in shop.server.log_text().replace(" ", "")
 
 
 async def test_oscar_shop_declines_a_card_and_records_no_order(page, oscar_shop_site):
@@ -247,6 +250,7 @@ async def test_allauth_signs_in_with_an_emailed_code(page, allauth_code_site):
     assert path_of(page) == "/accounts/email/"
     assert site.last_login() is not None
     assert len(site.codes_sent()) == 1
+    assert code not in site.server.log_text()
 
 
 async def test_allauth_refuses_wrong_codes_then_spends_the_code(page, allauth_code_site):

@@ -38,7 +38,7 @@ class AllauthCodeSite:
     """The running site, its account, its mailbox, and what it recorded."""
 
     def __init__(self, site: RunningSite, mailbox: SmtpStandIn) -> None:
-        self.site = site
+        self.server = site
         self.url = site.url
         self.login_url = site.url + LOGIN_PATH
         self.request_code_url = site.url + REQUEST_CODE_PATH
@@ -58,7 +58,7 @@ class AllauthCodeSite:
         ]
 
     def last_login(self) -> str | None:
-        return self.site.query(
+        return self.server.query(
             "SELECT last_login FROM auth_user WHERE email = ?", self.account.email
         )[0][0]
 

@@ -60,7 +60,7 @@ class OscarShopSite:
     """The running shop, its customer and product, and what it recorded."""
 
     def __init__(self, site: RunningSite) -> None:
-        self.site = site
+        self.server = site
         self.url = site.url
         self.login_url = site.url + LOGIN_PATH
         self.basket_url = site.url + "/basket/"
@@ -74,7 +74,7 @@ class OscarShopSite:
     def orders(self) -> list[Order]:
         return [
             Order(number, Decimal(str(total)), status, email)
-            for number, total, status, email in self.site.query(
+            for number, total, status, email in self.server.query(
                 "SELECT o.number, o.total_incl_tax, o.status, u.email FROM order_order o"
                 " LEFT JOIN auth_user u ON u.id = o.user_id ORDER BY o.id"
             )
@@ -83,7 +83,7 @@ class OscarShopSite:
     def payment_sources(self) -> list[PaymentSource]:
         return [
             PaymentSource(number, name, Decimal(str(debited)), label)
-            for number, name, debited, label in self.site.query(
+            for number, name, debited, label in self.server.query(
                 "SELECT o.number, t.name, s.amount_debited, s.label FROM payment_source s"
                 " JOIN order_order o ON o.id = s.order_id"
                 " JOIN payment_sourcetype t ON t.id = s.source_type_id ORDER BY s.id"
@@ -92,12 +92,12 @@ class OscarShopSite:
 
     def declined_payments(self) -> int:
         """Oscar's checkout log: one line per payment it could not take."""
-        return self.site.log_text().count("unable to take payment")
+        return self.server.log_text().count("unable to take payment")
 
     def last_login(self) -> str | None:
-        return self.site.query("SELECT last_login FROM auth_user WHERE email = ?", CUSTOMER.email)[
-            0
-        ][0]
+        return self.server.query(
+            "SELECT last_login FROM auth_user WHERE email = ?", CUSTOMER.email
+        )[0][0]
 
 
 @pytest.fixture(scope="session")

@@ -46,29 +46,25 @@ class TwoFactorAdminSite:
     """The running site, its account, and what it recorded."""
 
     def __init__(self, site: RunningSite, account: TwoFactorAccount) -> None:
-        self.site = site
+        self.server = site
         self.url = site.url
         self.login_url = site.url + LOGIN_PATH
         self.signed_in_url = site.url + SIGNED_IN_PATH
         self.account = account
 
     def last_login(self) -> str | None:
-        rows = self.site.query(
+        rows = self.server.query(
             "SELECT last_login FROM auth_user WHERE username = ?", self.account.username
         )
         return rows[0][0]
 
     def totp_device(self) -> TotpDeviceState:
-        ((last_t, failures),) = self.site.query(
+        ((last_t, failures),) = self.server.query(
             "SELECT d.last_t, d.throttling_failure_count FROM otp_totp_totpdevice d"
             " JOIN auth_user u ON u.id = d.user_id WHERE u.username = ?",
             self.account.username,
         )
         return TotpDeviceState(last_t, failures)
-
-    def signed_in_sessions(self) -> int:
-        """Sessions the site keeps (signed in, or part-way through the wizard)."""
-        return self.site.query("SELECT count(*) FROM django_session")[0][0]
 
 
 @pytest.fixture(scope="session")
