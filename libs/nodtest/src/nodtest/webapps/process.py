@@ -4,26 +4,33 @@ The child must never outlive the test process, however that ends: stop()
 sends SIGTERM then SIGKILL, an atexit hook stops what is still running,
 and the kernel sends the child SIGTERM when its parent dies
 (PR_SET_PDEATHSIG), which covers a test run killed by SIGTERM or SIGKILL,
-where no Python code runs."""
+where no Python code runs.
+
+The death signal is set by a few lines of Python that then exec the server
+(GUARD), not by Popen's preexec_fn: preexec_fn forces a plain fork(), whose
+handlers gRPC (running in the same test process) turns against the child,
+which then dies before it starts."""
 
 import asyncio
 import atexit
-import ctypes
 import os
 import pathlib
-import signal
 import subprocess
+import sys
 import time
 
 import aiohttp
 
-PR_SET_PDEATHSIG = 1
+# Run as `python -c GUARD <parent pid> <program> <args...>`: SIGTERM when the
+# parent dies (1 is PR_SET_PDEATHSIG, kept across exec), unless it already has.
+GUARD = (
+    "import ctypes, os, signal, sys;"
+    "ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM);"
+    "os.getppid() == int(sys.argv[1]) or sys.exit(1);"
+    "os.execv(sys.argv[2], sys.argv[2:])"
+)
 
 _running: set["SiteProcess"] = set()
-
-
-def _die_with_parent() -> None:  # pragma: no cover - runs in the child
-    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 class SiteProcess:
@@ -40,16 +47,15 @@ class SiteProcess:
     def start(self) -> None:
         with self.log_path.open("ab") as log:
             self.process = subprocess.Popen(
-                self.argv,
+                [sys.executable, "-c", GUARD, str(os.getpid()), *self.argv],
                 env={**os.environ, **self.env},
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,
-                preexec_fn=_die_with_parent,
             )
         _running.add(self)
 
-    async def wait_until_answering(self, url: str, timeout_s: float = 30.0) -> None:
+    async def wait_until_answering(self, url: str, timeout_s: float = 60.0) -> None:
         """Polls `url` until the server answers anything below 500."""
         deadline = time.monotonic() + timeout_s
         async with aiohttp.ClientSession() as session:
