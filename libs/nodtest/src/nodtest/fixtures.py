@@ -19,6 +19,10 @@ pytest_plugins = [
     "nodtest.mail",
     "nodtest.demo",
     "nodtest.tls",
+    "nodtest.webapps.twofactor_admin",
+    "nodtest.webapps.oscar_shop",
+    "nodtest.webapps.allauth_code",
+    "nodtest.patterns",
 ]
 
 

@@ -1,0 +1,93 @@
+"""A web application's own server as a child process on 127.0.0.1.
+
+The child must never outlive the test process, however that ends: stop()
+sends SIGTERM then SIGKILL, an atexit hook stops what is still running,
+and the kernel sends the child SIGTERM when its parent dies
+(PR_SET_PDEATHSIG), which covers a test run killed by SIGTERM or SIGKILL,
+where no Python code runs.
+
+The death signal is set by a few lines of Python that then exec the server
+(GUARD), not by Popen's preexec_fn: preexec_fn forces a plain fork(), whose
+handlers gRPC (running in the same test process) turns against the child,
+which then dies before it starts."""
+
+import asyncio
+import atexit
+import os
+import pathlib
+import subprocess
+import sys
+import time
+
+import aiohttp
+
+# Run as `python -c GUARD <parent pid> <program> <args...>`: SIGTERM when the
+# parent dies (1 is PR_SET_PDEATHSIG, kept across exec), unless it already has.
+GUARD = (
+    "import ctypes, os, signal, sys;"
+    "ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM);"
+    "os.getppid() == int(sys.argv[1]) or sys.exit(1);"
+    "os.execv(sys.argv[2], sys.argv[2:])"
+)
+
+_running: set["SiteProcess"] = set()
+
+
+class SiteProcess:
+    """`argv` run with `env` added, its output (the site's own request log)
+    kept in `log_path`. Start it from the event loop's thread: the kernel
+    ties the child's life to the thread that started it."""
+
+    def __init__(self, argv: list[str], env: dict[str, str], log_path: pathlib.Path) -> None:
+        self.argv = argv
+        self.env = env
+        self.log_path = log_path
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        with self.log_path.open("ab") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-c", GUARD, str(os.getpid()), *self.argv],
+                env={**os.environ, **self.env},
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+        _running.add(self)
+
+    async def wait_until_answering(self, url: str, timeout_s: float = 60.0) -> None:
+        """Polls `url` until the server answers anything below 500."""
+        deadline = time.monotonic() + timeout_s
+        async with aiohttp.ClientSession() as session:
+            while True:
+                if self.process is None or self.process.poll() is not None:
+                    raise RuntimeError(f"the site exited before answering:\n{self.log_text()}")
+                try:
+                    async with session.get(url, allow_redirects=False) as reply:
+                        if reply.status < 500:
+                            return
+                except aiohttp.ClientError:
+                    pass
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"{url} did not answer in {timeout_s} s:\n{self.log_text()}")
+                await asyncio.sleep(0.05)
+
+    def stop(self, grace_s: float = 5.0) -> None:
+        _running.discard(self)
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=grace_s)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout=grace_s)
+
+    def log_text(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+
+@atexit.register
+def _stop_all() -> None:
+    for site in list(_running):
+        site.stop()

@@ -1,0 +1,13 @@
+"""Oscar's URLs at the root (as its guide sets them up), and the media files (product images) served
+by Django itself, since DEBUG is off."""
+
+from django.apps import apps
+from django.conf import settings
+from django.urls import include, path, re_path
+from django.views.static import serve
+
+urlpatterns = [
+    path("i18n/", include("django.conf.urls.i18n")),  # Oscar's pages link set_language
+    re_path(r"^media/(?P<path>.*)$", serve, {"document_root": settings.MEDIA_ROOT}),
+    path("", include(apps.get_app_config("oscar").urls[0])),
+]
