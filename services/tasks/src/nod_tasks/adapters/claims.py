@@ -33,7 +33,9 @@ class ClaimsPeer:
         """The person's saved logins and cards, masked."""
         reply = await self._peer.call(self._vault.ListItems, pb.ListItemsRequest(), owner)
         logins = [
-            SavedLogin(i.id, i.label, i.origin, i.fields.get("username", ""))
+            SavedLogin(
+                i.id, i.label, i.origin, i.fields.get("username", ""), "totp_seed" in i.fields
+            )
             for i in reply.items
             if i.kind == pb.ENTRY_KIND_SAVED_LOGIN
         ]

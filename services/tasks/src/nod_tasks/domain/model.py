@@ -12,6 +12,8 @@ class SavedLogin:
     label: str
     origin: str
     username: str  # masked
+    # It keeps a TOTP seed: enter_saved_login can place a one-time code from it.
+    makes_codes: bool = False
 
 
 @dataclass(frozen=True)

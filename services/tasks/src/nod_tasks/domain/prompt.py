@@ -95,9 +95,11 @@ def from_json(data: dict[str, Any]) -> Entry:
 
 def system_prompt(context: TaskContext) -> Message:
     lines = [RULES, "", "The person's saved logins (id, label, site, username):"]
-    lines += [f"- {x.id}: {x.label} ({x.origin}, {x.username})" for x in context.logins] or [
-        "- none"
-    ]
+    lines += [
+        f"- {x.id}: {x.label} ({x.origin}, {x.username})"
+        + ("; makes one-time codes (place totp_code)" if x.makes_codes else "")
+        for x in context.logins
+    ] or ["- none"]
     lines += ["The person's saved cards (id, label, number, expiry):"]
     lines += [f"- {c.id}: {c.label} ({c.number}, {c.expiry})" for c in context.cards] or ["- none"]
     lines += ["The person's connected apps (id, app, label):"]

@@ -1,0 +1,130 @@
+"""Sign-ins on real web applications nobody here wrote (installed from
+PyPI, run on loopback), driven through the tasks service by a model
+stand-in that knows no site: it picks fields and buttons only from the
+pages ReadPage returned. Each test checks what the site itself recorded:
+one sign-in, one code, nothing typed twice; and the private values in no
+request to the model."""
+
+from nod.claims.v1 import claims_pb2 as claims
+from nod.tasks.v1 import tasks_pb2 as pb
+from nodtest.claims import CANARY_PASSWORD
+
+from .agnostic_model import AgnosticModel
+from .support import Person, begin, ended, steps_of, type_into_form, wait_for, waiting
+
+
+async def save_login(person: Person, origin: str, username: str, password: str, **more) -> str:
+    reply = await person.vault.PutItem(
+        claims.PutItemRequest(
+            item=claims.VaultItem(
+                kind=claims.ENTRY_KIND_SAVED_LOGIN,
+                label="Work site",
+                origin=origin,
+                fields={"username": username, "password": password, **more},
+            )
+        ),
+        metadata=person.meta,
+    )
+    return reply.item.id
+
+
+def tools_and_states(steps: list[pb.Step]) -> list[tuple[str, int]]:
+    return [(s.tool, s.state) for s in steps]
+
+
+async def test_a_two_factor_admin_sign_in_with_a_code_from_the_saved_seed(
+    tasks_with, model_server, demo_person, twofactor_admin_site
+):
+    site, account = twofactor_admin_site, twofactor_admin_site.account
+    await save_login(
+        demo_person, site.url, account.username, account.password, totp_seed=account.totp_seed
+    )
+    model_server.otherwise = AgnosticModel().answer
+    stub = await tasks_with(model_url=model_server.url)
+
+    task = await begin(stub, demo_person, f"Sign in to {site.login_url}")
+    done = await wait_for(stub, demo_person.meta, task.id, ended, timeout_s=60)
+
+    assert done.state == pb.TASK_STATE_DONE, done.message
+    steps = await steps_of(stub, demo_person.meta, task.id)
+    assert tools_and_states(steps) == [
+        ("navigate", pb.STEP_STATE_DONE),
+        ("enter_saved_login", pb.STEP_STATE_DONE),
+        ("enter_saved_login", pb.STEP_STATE_DONE),
+        ("finish", pb.STEP_STATE_DONE),
+    ]
+    assert '"check": "worked"' in steps[1].result and '"check": "worked"' in steps[2].result
+    # The site's own record: one sign-in, one code accepted, nothing refused.
+    assert site.last_login() is not None
+    device = site.totp_device()
+    assert device.last_t >= 0 and device.throttling_failure_count == 0
+    assert site.server.requests("POST", "/account/login/") == [200, 302]
+    sent = model_server.everything_sent()
+    assert CANARY_PASSWORD not in sent and account.totp_seed not in sent
+    assert account.code() not in sent
+
+
+async def test_a_wrong_saved_password_on_a_real_site_is_typed_once_whatever_the_model_insists(
+    tasks_with, model_server, demo_person, twofactor_admin_site
+):
+    site, account = twofactor_admin_site, twofactor_admin_site.account
+    await save_login(demo_person, site.url, account.username, "an-old-password-1")
+    model_server.otherwise = AgnosticModel(insist=True).answer
+    stub = await tasks_with(model_url=model_server.url)
+
+    task = await begin(stub, demo_person, f"Sign in to {site.login_url}")
+    form = await wait_for(
+        stub, demo_person.meta, task.id, waiting(pb.WAIT_KIND_PRIVATE_FORM), timeout_s=60
+    )
+    assert form.wait.form_kind == pb.FORM_KIND_LOGIN
+    typed = await type_into_form(
+        demo_person, form, {"username": account.username, "password": account.password}
+    )
+    await stub.SubmitPrivateForm(
+        pb.SubmitPrivateFormRequest(task_id=task.id, form_id=form.wait.id, item_id=typed),
+        metadata=demo_person.meta,
+    )
+    await wait_for(stub, demo_person.meta, task.id, ended, timeout_s=60)
+
+    steps = await steps_of(stub, demo_person.meta, task.id)
+    entries = [s for s in steps if s.tool == "enter_saved_login"]
+    assert [s.state for s in entries] == [pb.STEP_STATE_DONE, pb.STEP_STATE_NOT_RUN]
+    assert '"check": "did_not_work"' in entries[0].result
+    assert "not entered again" in entries[1].reason
+    # The site saw one sign-in attempt (refused, answered 200 on its page).
+    assert site.server.requests("POST", "/account/login/") == [200]
+    assert site.last_login() is None
+
+
+async def test_an_emailed_code_sign_in_in_two_pages(
+    tasks_with, model_server, demo_person, allauth_code_site
+):
+    site = allauth_code_site
+    await save_login(demo_person, site.url, site.account.email, site.account.password)
+    model_server.otherwise = AgnosticModel().answer
+    stub = await tasks_with(model_url=model_server.url)
+
+    task = await begin(stub, demo_person, f"Sign in to {site.request_code_url}")
+    asked = await wait_for(
+        stub, demo_person.meta, task.id, waiting(pb.WAIT_KIND_PRIVATE_FORM), timeout_s=60
+    )
+    assert asked.wait.form_kind == pb.FORM_KIND_ONE_TIME_CODE
+    (code,) = site.codes_sent()  # the person reads the mail and types the code
+    entry = await type_into_form(demo_person, asked, {"code": code})
+    await stub.SubmitPrivateForm(
+        pb.SubmitPrivateFormRequest(task_id=task.id, form_id=asked.wait.id, item_id=entry),
+        metadata=demo_person.meta,
+    )
+    done = await wait_for(stub, demo_person.meta, task.id, ended, timeout_s=60)
+
+    assert done.state == pb.TASK_STATE_DONE, done.message
+    tools = [s.tool for s in await steps_of(stub, demo_person.meta, task.id)]
+    assert tools == [
+        "navigate",
+        "enter_saved_login",
+        "ask_private_form",
+        "enter_from_private_form",
+        "finish",
+    ]
+    assert site.last_login() is not None and len(site.codes_sent()) == 1
+    assert code not in model_server.everything_sent()
