@@ -3,7 +3,7 @@
 import json
 import urllib.request
 
-import pyotp
+from nodtest.codes import unused_code
 
 # The seed make run prints for the demo shop's one-time codes.
 SHOP_TOTP_SEED = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"
@@ -14,5 +14,5 @@ def shop_counts(shop_url: str) -> dict[str, int]:
         return json.load(reply)["counts"]
 
 
-def one_time_code() -> str:
-    return pyotp.TOTP(SHOP_TOTP_SEED).now()
+async def one_time_code() -> str:
+    return await unused_code(SHOP_TOTP_SEED)

@@ -48,7 +48,7 @@ async def test_continuing_the_done_sign_in_enters_nothing_again(nod, ada):
     await ada.start_task(SIGN_IN_TASK)
     code_box = page.get_by_label("One-time code")
     await expect(code_box).to_be_visible(timeout=60_000)
-    code = one_time_code()
+    code = await one_time_code()
     await code_box.fill(code)
     await page.get_by_role("button", name="Give it to nod, once").click()
     await expect(page.locator(".state-line .badge")).to_have_text("Done", timeout=60_000)

@@ -20,7 +20,7 @@ async def test_a_person_buys_at_the_demo_shop_from_the_page(nod, ada):
     code_box = page.get_by_label("One-time code")
     await expect(code_box).to_be_visible(timeout=60_000)
     await ada.shot("private-form")
-    code = one_time_code()
+    code = await one_time_code()
     await code_box.fill(code)
     await page.get_by_role("button", name="Give it to nod, once").click()
 

@@ -81,7 +81,7 @@ async def purchase_pages(ada: Person, checks: Visits, shop_url: str) -> None:
     code_box = page.get_by_label("One-time code")
     await expect(code_box).to_be_visible(timeout=60_000)
     await checks.check("task-waiting-code")
-    await code_box.fill(one_time_code())
+    await code_box.fill(await one_time_code())
     await page.get_by_role("button", name="Give it to nod, once").click()
 
     card = page.locator(".decision", has=page.get_by_role("heading", name="Pay this?"))

@@ -17,7 +17,7 @@ async def test_a_tasks_claims_show_in_the_history_by_state(ada):
     task_id = await ada.start_task(SIGN_IN)
     code_box = page.get_by_label("One-time code")
     await expect(code_box).to_be_visible(timeout=60_000)
-    await code_box.fill(one_time_code())
+    await code_box.fill(await one_time_code())
     await page.get_by_role("button", name="Give it to nod, once").click()
     await expect(page.locator(".state-line .badge")).to_have_text("Done", timeout=90_000)
 

@@ -98,7 +98,7 @@ async def test_a_stranger_cant_open_decide_stop_or_answer_adas_tasks(nod, ada, s
     # Ada's task is still waiting for her code; she gives it, and pays.
     await page.reload()
     await expect(page.locator(".state-line .badge")).to_have_text("Waiting for you")
-    await page.get_by_label("One-time code").fill(one_time_code())
+    await page.get_by_label("One-time code").fill(await one_time_code())
     await page.get_by_role("button", name="Give it to nod, once").click()
     payment_card = page.locator(".decision[id^='payment-']")
     await expect(payment_card).to_be_visible(timeout=60_000)

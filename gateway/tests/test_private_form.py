@@ -35,7 +35,7 @@ async def test_a_code_given_after_stop_is_refused_and_entered_nowhere(nod, ada):
         stale = await stale_context.new_page()
         stale.on("console", lambda m: m.type == "error" and console.append(m.text))
         await stale.goto(f"/tasks/{task_id}")
-        code = one_time_code()
+        code = await one_time_code()
         await stale.get_by_label("One-time code").fill(code)
         await ada.shot("stale-page-code-typed", stale)
 
@@ -95,7 +95,7 @@ async def test_a_password_typed_in_the_login_form_signs_in_once(nod, ada):
 
     code_box = page.get_by_label("One-time code")
     await expect(code_box).to_be_visible(timeout=60_000)
-    await code_box.fill(one_time_code())
+    await code_box.fill(await one_time_code())
     await page.get_by_role("button", name="Give it to nod, once").click()
     await expect(page.locator(".state-line .badge")).to_have_text("Done", timeout=60_000)
     await seen.keep(page)

@@ -1,0 +1,23 @@
+"""One-time codes as a person reads them off an authenticator app."""
+
+import asyncio
+import time
+
+import pyotp
+
+# seed -> the last time step whose code this test process handed out
+_handed_out: dict[str, int] = {}
+
+
+async def unused_code(seed: str) -> str:
+    """The current code, unless this process handed it out already: then the
+    next one, once it shows. A site refuses a code it accepted before (RFC 6238
+    5.2), so a person whose code was just used waits for the next, and so do
+    tests that share one site."""
+    totp = pyotp.TOTP(seed)
+    step = int(time.time()) // totp.interval
+    if step <= (last := _handed_out.get(seed, -1)):
+        step = last + 1
+        await asyncio.sleep(step * totp.interval - time.time() + 0.05)
+    _handed_out[seed] = step
+    return totp.at(step * totp.interval)
