@@ -3,7 +3,8 @@ own pages: another person gets 404 for ada's task, its live timeline, its
 decisions, Stop, Continue and its private form, by address or by form, and
 ada's task is unchanged; a post made by another site's page, or without the
 right CSRF token, is refused (403) and does nothing. The session cookie is
-HttpOnly and SameSite=Lax; repeated wrong passwords lock that name out."""
+HttpOnly and SameSite=Lax; repeated wrong passwords lock that name out, and
+a forged X-Forwarded-For names no address."""
 
 import asyncio
 import contextlib
@@ -14,6 +15,7 @@ import threading
 import urllib.request
 import uuid
 
+import psycopg
 from playwright.async_api import Page, expect
 
 from .people import Person
@@ -240,3 +242,28 @@ async def test_wrong_passwords_lock_the_name_out_for_a_while(nod, chromium, tmp_
         await expect(page.get_by_role("heading", name="Sign in to nod")).to_be_visible()
     finally:
         await person.close()
+
+
+async def test_a_forged_forwarded_header_names_no_address(nod, chromium, tmp_path):
+    # make run trusts no proxy: the sign-in limits count the connection's
+    # own address, whatever a client writes in X-Forwarded-For.
+    name = f"dee-{uuid.uuid4().hex[:6]}"
+    await asyncio.to_thread(nod.add_person, name)
+    person = Person(nod, chromium, name, "not-my-password", tmp_path)
+    person.expected_console.append(re.compile(r"status of 401"))
+    page = await person.open()
+    try:
+        await page.context.set_extra_http_headers({"X-Forwarded-For": "203.0.113.9"})
+        await page.goto("/signin")
+        await page.get_by_label("Name").fill(name)
+        await page.get_by_label("Password").fill("not-my-password")
+        await page.get_by_role("button", name="Sign in").click()
+        await expect(page.get_by_role("alert")).to_contain_text("don't match")
+    finally:
+        await person.close()
+    url = nod.database_url().replace("+psycopg", "")
+    async with await psycopg.AsyncConnection.connect(url) as conn:
+        rows = await conn.execute(
+            "SELECT address, succeeded FROM gateway.sign_in_attempts WHERE name = %s", (name,)
+        )
+        assert await rows.fetchall() == [("127.0.0.1", False)]

@@ -26,7 +26,9 @@ def serve(settings: GatewaySettings) -> None:
         loop="uvloop",
         log_config=None,  # nodkit's structured, redacted logging
         timeout_graceful_shutdown=int(settings.shutdown_grace_s),
-        proxy_headers=True,
+        # The app reads forwarded headers itself, from the proxies it trusts
+        # alone (web/client_address.py); uvicorn's default trusts loopback.
+        proxy_headers=False,
     )
     uvicorn.Server(config).run()
 

@@ -1,6 +1,9 @@
-from pydantic import Field
-from pydantic_settings import SettingsConfigDict
+from typing import Annotated
 
+from pydantic import Field, field_validator
+from pydantic_settings import NoDecode, SettingsConfigDict
+
+from nod_gateway.web.client_address import networks
 from nodkit.settings import ServiceSettings, shared
 
 
@@ -24,3 +27,15 @@ class GatewaySettings(ServiceSettings):
     # from one address, within the window, and further tries wait.
     sign_in_failures: int = Field(5, gt=0)
     sign_in_window_s: int = Field(900, gt=0)
+    # The proxies in front of the gateway (addresses or CIDR blocks, comma
+    # separated): only their X-Forwarded-For is believed. None by default:
+    # the connection's peer is the client.
+    trusted_proxies: Annotated[tuple[str, ...], NoDecode] = ()
+
+    @field_validator("trusted_proxies", mode="before")
+    @classmethod
+    def _comma_separated(cls, value: object) -> object:
+        if isinstance(value, str):
+            value = tuple(part.strip() for part in value.split(",") if part.strip())
+        networks(value)  # type: ignore[arg-type]
+        return value

@@ -1,13 +1,14 @@
 """The gateway's parts, built once from its settings: its database (people
-and sessions only) and its channels to the services."""
+and sessions only) its channels to the services, and the proxies it believes."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from nod_gateway import SCHEMA
 from nod_gateway.peers import Peers
 from nod_gateway.settings import GatewaySettings
+from nod_gateway.web.client_address import Network, networks
 from nodkit.db import create_engine
 
 
@@ -16,6 +17,7 @@ class Parts:
     settings: GatewaySettings
     engine: AsyncEngine
     peers: Peers
+    trusted_proxies: tuple[Network, ...] = field(default=())
 
     async def close(self) -> None:
         await self.peers.close()
@@ -23,4 +25,5 @@ class Parts:
 
 
 def build(settings: GatewaySettings) -> Parts:
-    return Parts(settings, create_engine(settings, SCHEMA), Peers(settings))
+    engine = create_engine(settings, SCHEMA)
+    return Parts(settings, engine, Peers(settings), networks(settings.trusted_proxies))

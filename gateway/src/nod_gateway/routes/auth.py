@@ -8,6 +8,7 @@ from fastapi.responses import RedirectResponse, Response
 
 from nod_gateway.people import passwords, store
 from nod_gateway.web import fields
+from nod_gateway.web.client_address import client_address
 from nod_gateway.web.render import page
 from nod_gateway.web.security import same_origin, tokens_match
 from nod_gateway.web.sessions import COOKIE, PostedForm, Refused, read_form
@@ -49,7 +50,7 @@ async def sign_in(request: Request) -> Response:
     target = _safe_next(fields.text(form, "next", max_length=500, required=False))
     parts = request.app.state.parts
     settings = parts.settings
-    address = request.client.host if request.client else ""
+    address = client_address(request, parts.trusted_proxies)
     by_name, by_address = await store.recent_failures(
         parts.engine, name, address, settings.sign_in_window_s
     )
