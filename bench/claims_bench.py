@@ -24,6 +24,7 @@ from pydantic import SecretStr
 from nod.claims.v1 import claims_pb2 as pb
 from nod.claims.v1 import claims_pb2_grpc
 from nodkit.client import call_metadata, open_channel
+from nodtest.children import tied_to_me
 from nodtest.database import create_test_database, drop_test_database, libpq_url
 from nodtest.processes import free_port, wait_until_serving
 
@@ -39,7 +40,9 @@ LOGS = ROOT / "var" / "bench"
 
 def start(args: list[str], env: dict[str, str], log_name: str) -> subprocess.Popen:
     log = (LOGS / log_name).open("wb")
-    return subprocess.Popen(args, env={**os.environ, **env}, stdout=log, stderr=subprocess.STDOUT)
+    return subprocess.Popen(
+        tied_to_me(args), env={**os.environ, **env}, stdout=log, stderr=subprocess.STDOUT
+    )
 
 
 async def claim_load(address: str):

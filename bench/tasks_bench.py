@@ -38,6 +38,7 @@ from nod.browser.v1 import browser_pb2, browser_pb2_grpc
 from nod.tasks.v1 import tasks_pb2 as pb
 from nod.tasks.v1 import tasks_pb2_grpc
 from nodkit.client import call_metadata, open_channel, wait_until_serving
+from nodtest.children import tied_to_me
 from nodtest.database import create_test_database, drop_test_database
 from nodtest.processes import free_port
 
@@ -128,7 +129,7 @@ async def bare_loop(model_url: str, browser_addr: str, clock: Clock) -> None:
 def start(module: str, env: dict[str, str], log: str) -> subprocess.Popen:
     out = (LOGS / log).open("wb")
     return subprocess.Popen(
-        [sys.executable, "-m", module, "serve"],
+        tied_to_me([sys.executable, "-m", module, "serve"]),
         env={**os.environ, **env},
         stdout=out,
         stderr=subprocess.STDOUT,

@@ -1,7 +1,8 @@
 """`make run`: PostgreSQL (found or started), keys under var/, migrations,
 the demo person's sign-in for the web UI, then every service, the gateway
 and the demo stand-ins under one supervisor (honcho), the demo person
-seeded, and where everything is printed. Ctrl-C stops everything.
+seeded, and where everything is printed. Ctrl-C stops everything, and so
+does any other termination signal (nodrun/supervisor.py).
 NOD_RUN_TLS=1 runs every gRPC hop over mutual TLS (nodrun/tls.py).
 
 NOD_RUN_VAR moves var/ (the tests run this set-up in a folder of their own)."""
@@ -11,8 +12,6 @@ import pathlib
 import subprocess
 import sys
 
-from honcho.manager import Manager
-
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
@@ -20,6 +19,7 @@ from nodrun import demo, postgres, summary, tls  # noqa: E402
 from nodrun import secrets as local_secrets  # noqa: E402
 from nodrun.ports import free_port, port_is_free  # noqa: E402
 from nodrun.services import GATEWAY, SERVICES  # noqa: E402
+from nodrun.supervisor import supervisor  # noqa: E402
 
 VAR = pathlib.Path(os.environ.get("NOD_RUN_VAR") or ROOT / "var")
 PY = sys.executable
@@ -109,7 +109,7 @@ def main() -> None:
     shop_port, app_port = demo_ports()
     shop_url, app_url = f"http://127.0.0.1:{shop_port}", f"http://127.0.0.1:{app_port}"
 
-    manager = Manager()
+    manager = supervisor()
     for service in [*SERVICES, GATEWAY]:
         manager.add_process(
             service.name, f"{PY} -m {service.module} serve", env=own_env(env, service.name)

@@ -6,11 +6,16 @@ once (no duplicates), and `make clean` then `make run` (exactly one of each,
 and each works)."""
 
 import asyncio
+import contextlib
 import json
+import os
 import pathlib
 import re
+import signal
 import subprocess
 import sys
+import threading
+import time
 import urllib.request
 import uuid
 
@@ -29,6 +34,7 @@ from nod.payments.v1 import payments_pb2_grpc
 from nod.tasks.v1 import tasks_pb2 as pb
 from nod.tasks.v1 import tasks_pb2_grpc
 from nodkit.client import open_channel
+from nodtest.children import still_running
 from nodtest.database import admin_url, libpq_url
 from nodtest.make_run import MakeRun
 from nodtest.rpc import expect_error
@@ -213,4 +219,49 @@ async def test_make_run_with_every_hop_over_mutual_tls(tmp_path):
             )
     finally:
         run.stop()
+        run.clean()
+
+
+def test_make_run_stops_every_service_on_sigterm_with_nobody_reading(tmp_path):
+    """A test or benchmark that ran make run and died: its output pipe has
+    no reader, and the supervisor gets SIGTERM. Every service stops."""
+    run = MakeRun(ROOT, tmp_path / "var", f"nod_test_run_{uuid.uuid4().hex[:8]}")
+    process = subprocess.Popen(
+        [sys.executable, str(ROOT / "scripts/run.py")],
+        env=run.env,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    output: list[str] = []
+
+    def read_until_up() -> None:
+        for line in process.stdout:  # type: ignore[union-attr]
+            output.append(line)
+            if "nod is up" in line:
+                return
+
+    reader = threading.Thread(target=read_until_up, daemon=True)
+    reader.start()
+    reader.join(timeout=150)
+    pids = [int(pid) for pid in re.findall(r"started \(pid=(\d+)\)", "".join(output))]
+    try:
+        assert not reader.is_alive(), "make run did not come up:\n" + "".join(output[-40:])
+        assert len(pids) == 8, output  # six services, the demo shop and app
+        process.stdout.close()  # type: ignore[union-attr]  # nobody reads it any more
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=60)
+        deadline = time.monotonic() + 30
+        while still_running(pids) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert still_running(pids) == []
+    finally:
+        for group in pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(group, signal.SIGKILL)
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=10)
         run.clean()

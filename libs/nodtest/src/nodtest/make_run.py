@@ -14,6 +14,7 @@ from pydantic import SecretStr
 
 from nodkit.client import call_metadata, open_channel
 from nodkit.tls import Tls
+from nodtest.children import tied_to_me
 from nodtest.processes import free_port
 
 SERVICES = ("claims", "approvals", "payments", "browser", "tasks", "gateway")
@@ -51,7 +52,9 @@ class MakeRun:
         self.output = []
         up = threading.Event()
         self.process = subprocess.Popen(
-            [sys.executable, str(self.root / "scripts/run.py")],
+            # Its supervisor stops every service when it gets SIGTERM, and
+            # it gets one when this process dies (nodtest.children).
+            tied_to_me([sys.executable, str(self.root / "scripts/run.py")]),
             env=self.env,
             cwd=self.root,
             stdout=subprocess.PIPE,

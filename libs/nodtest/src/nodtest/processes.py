@@ -12,6 +12,7 @@ import sys
 
 from nodkit.client import wait_until_serving
 from nodkit.tls import Tls
+from nodtest.children import tied_to_me
 
 
 def free_port() -> int:
@@ -31,7 +32,8 @@ def run_migrate(module: str, env: dict[str, str]) -> None:
 
 
 class ServiceProcess:
-    """`python -m <module> serve` with its output kept in a file."""
+    """`python -m <module> serve` with its output kept in a file; it dies
+    with the process that started it (nodtest.children)."""
 
     def __init__(self, module: str, env: dict[str, str], log_path: pathlib.Path) -> None:
         self.module = module
@@ -42,7 +44,7 @@ class ServiceProcess:
     def start(self) -> None:
         log = self.log_path.open("ab")
         self.process = subprocess.Popen(
-            [sys.executable, "-m", self.module, "serve"],
+            tied_to_me([sys.executable, "-m", self.module, "serve"]),
             env={**os.environ, **self.env},
             stdout=log,
             stderr=subprocess.STDOUT,

@@ -4,31 +4,18 @@ The child must never outlive the test process, however that ends: stop()
 sends SIGTERM then SIGKILL, an atexit hook stops what is still running,
 and the kernel sends the child SIGTERM when its parent dies
 (PR_SET_PDEATHSIG), which covers a test run killed by SIGTERM or SIGKILL,
-where no Python code runs.
-
-The death signal is set by a few lines of Python that then exec the server
-(GUARD), not by Popen's preexec_fn: preexec_fn forces a plain fork(), whose
-handlers gRPC (running in the same test process) turns against the child,
-which then dies before it starts."""
+where no Python code runs (nodtest.children)."""
 
 import asyncio
 import atexit
 import os
 import pathlib
 import subprocess
-import sys
 import time
 
 import aiohttp
 
-# Run as `python -c GUARD <parent pid> <program> <args...>`: SIGTERM when the
-# parent dies (1 is PR_SET_PDEATHSIG, kept across exec), unless it already has.
-GUARD = (
-    "import ctypes, os, signal, sys;"
-    "ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM);"
-    "os.getppid() == int(sys.argv[1]) or sys.exit(1);"
-    "os.execv(sys.argv[2], sys.argv[2:])"
-)
+from nodtest.children import tied_to_me
 
 _running: set["SiteProcess"] = set()
 
@@ -47,7 +34,7 @@ class SiteProcess:
     def start(self) -> None:
         with self.log_path.open("ab") as log:
             self.process = subprocess.Popen(
-                [sys.executable, "-c", GUARD, str(os.getpid()), *self.argv],
+                tied_to_me(self.argv),
                 env={**os.environ, **self.env},
                 stdin=subprocess.DEVNULL,
                 stdout=log,

@@ -1,0 +1,45 @@
+"""Processes a test or benchmark starts never outlive it, however it ends.
+
+`tied_to_me(argv)` is argv run by a few lines of Python that ask the kernel
+to send the child SIGTERM when this process dies (PR_SET_PDEATHSIG, kept
+across exec), then exec argv: it covers a run killed by a timeout's SIGTERM
+or by SIGKILL, where no Python code of ours runs. It is not Popen's
+preexec_fn: that forces a plain fork(), whose handlers gRPC (running in the
+same process) turns against the child, which then dies before it starts.
+
+Start a tied child from the thread that lives as long as the process (the
+event loop's, the main one): the kernel ties it to the starting thread."""
+
+import os
+import pathlib
+import sys
+
+# `python -c GUARD <parent pid> <program> <args...>`; a parent already gone
+# before the death signal was set is seen, and the child does not start.
+GUARD = (
+    "import ctypes, os, signal, sys;"
+    "ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM);"
+    "os.getppid() == int(sys.argv[1]) or sys.exit(1);"
+    "os.execv(sys.argv[2], sys.argv[2:])"
+)
+
+
+def tied_to_me(argv: list[str]) -> list[str]:
+    """argv (its first item a path to a program) as a child that gets
+    SIGTERM when this process dies."""
+    return [sys.executable, "-c", GUARD, str(os.getpid()), *argv]
+
+
+def still_running(groups: list[int]) -> list[int]:
+    """The processes, zombies aside, in these process groups: a group is
+    what a child started in a session of its own leaves behind it."""
+    found = []
+    for stat in pathlib.Path("/proc").glob("[0-9]*/stat"):
+        try:
+            # pid (comm) state ppid pgrp ...; comm may hold spaces
+            after_comm = stat.read_text().rpartition(")")[2].split()
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        if after_comm[0] != "Z" and int(after_comm[2]) in groups:
+            found.append(int(stat.parent.name))
+    return found

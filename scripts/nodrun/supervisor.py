@@ -1,0 +1,68 @@
+"""make run's supervisor: honcho's, made to stop every service on any
+termination signal, whatever its output is attached to.
+
+honcho prints a line before it signals each service. With its output's
+reader gone (a test or benchmark that died), that print raised
+BrokenPipeError inside the signal handler, so no service was signalled,
+and the supervisor, waiting on its helper processes, lived on. Here the
+output goes quiet once its reader is gone, and SIGHUP and SIGQUIT stop
+everything as SIGINT and SIGTERM do."""
+
+import io
+import os
+import signal
+import sys
+from typing import TextIO
+
+from honcho.manager import Manager
+from honcho.printer import Printer
+
+# honcho itself answers SIGINT and SIGTERM.
+ALSO_STOPPING = (signal.SIGHUP, signal.SIGQUIT)
+
+
+class OutputWhileRead(io.TextIOBase):
+    """`stream` until a write finds nobody reading it; then nothing."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self._read = True
+
+    def write(self, text: str) -> int:
+        if self._read:
+            try:
+                self._stream.write(text)
+            except OSError:  # BrokenPipeError, or the terminal went away
+                self._gone()
+        return len(text)
+
+    def flush(self) -> None:
+        if self._read:
+            try:
+                self._stream.flush()
+            except OSError:
+                self._gone()
+
+    def isatty(self) -> bool:
+        return self._read and self._stream.isatty()
+
+    def _gone(self) -> None:
+        self._read = False
+        # What is still buffered for the broken stream must not fail the
+        # interpreter's own last flush either.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, self._stream.fileno())
+        os.close(devnull)
+
+
+def supervisor() -> Manager:
+    manager = Manager(printer=Printer(output=OutputWhileRead(sys.stdout)))
+
+    def stop(signum: int, _frame: object) -> None:
+        if manager.returncode is None:
+            manager.returncode = 128 + signum
+        manager.terminate()
+
+    for signum in ALSO_STOPPING:
+        signal.signal(signum, stop)
+    return manager
