@@ -74,6 +74,15 @@ BAD_WEBHOOK_PROPOSALS = [
     ({"request_id": " r-1"}, "request_id"),
     ({"parameters": struct(HUGE)}, "parameters"),
     ({"parameters": struct({"n": float("nan")})}, "parameters.n"),
+    # Card numbers stay in the vault (G8): not in what is shown, stored or sent.
+    ({"summary": "Pay with 4111 1111 1111 1111"}, "summary"),
+    ({"request_id": "4111 1111 1111 1111"}, "request_id"),
+    (
+        {"parameters": struct({"note": {"lines": ["card 4111-1111-1111-1111"]}})},
+        "parameters.note.lines[0]",
+    ),
+    ({"parameters": struct({"card": 4111111111111111})}, "parameters.card"),
+    ({"parameters": struct({"4111111111111111": "x"})}, "parameters"),
 ]
 BAD_EMAILS = [
     (email_parameters(to=[]), "parameters.to"),

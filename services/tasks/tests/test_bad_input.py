@@ -30,7 +30,14 @@ async def task_rows(db, person) -> tuple:
 
 @pytest.mark.parametrize(
     ("field", "text"),
-    [("text", ""), ("text", "   "), ("text", "x" * 100_000), ("text", "stop\x00here")],
+    [
+        ("text", ""),
+        ("text", "   "),
+        ("text", "x" * 100_000),
+        ("text", "stop\x00here"),
+        # It goes to the model: a card belongs in the vault (G8).
+        ("text", "Pay with my card 4111 1111 1111 1111"),
+    ],
 )
 async def test_bad_task_text(tasks_with, as_person, db, person, field, text):
     stub = await tasks_with()

@@ -1,11 +1,15 @@
 """Input checks shared by every service. Each failure names its field and
-is raised before anything is written."""
+is raised before anything is written.
+
+Free text and caller-chosen ids never hold a card number (G8): such text is
+stored, returned and shown, and a card number lives in the vault alone."""
 
 import functools
 import re
 import uuid
 from urllib.parse import urlsplit
 
+from nodkit.cards import contains_card_number
 from nodkit.errors import InvalidArgument
 
 MAX_ID_LENGTH = 128
@@ -20,6 +24,12 @@ def printable_id(field: str, value: str, *, max_length: int = MAX_ID_LENGTH) -> 
         raise InvalidArgument(field, f"must be at most {max_length} characters")
     if not value.isprintable() or value != value.strip():
         raise InvalidArgument(field, "must be printable characters without surrounding spaces")
+    return no_card_number(field, value)
+
+
+def no_card_number(field: str, value: str) -> str:
+    if contains_card_number(value):
+        raise InvalidArgument(field, "must not contain a card number; cards stay in the vault")
     return value
 
 
@@ -49,7 +59,7 @@ def text(field: str, value: str, *, max_length: int, required: bool = False) -> 
         raise InvalidArgument(field, f"must be at most {max_length} characters")
     if "\x00" in value:
         raise InvalidArgument(field, "must not contain NUL characters")
-    return value
+    return no_card_number(field, value)
 
 
 def origin(field: str, value: str) -> str:

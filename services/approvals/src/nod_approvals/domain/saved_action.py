@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass
 
 from nodkit.errors import InvalidArgument
+from nodkit.validation import no_card_number
 
 MAX_PARAMETERS_BYTES = 64 * 1024
 _PARAMETERS_KEY = ',"parameters":'
@@ -27,15 +28,23 @@ def digest_of(saved_action: str) -> str:
 
 def normalise(value, path: str = "parameters"):
     """protobuf Structs carry every number as a double: whole numbers become
-    ints again (1, not 1.0), and NaN or infinity is refused as bad input."""
+    ints again (1, not 1.0), and NaN or infinity is refused as bad input.
+    No key or value holds a card number (G8): the saved action is shown to
+    the person, stored and sent as it is."""
     if isinstance(value, dict):
-        return {key: normalise(item, f"{path}.{key}") for key, item in value.items()}
+        return {
+            no_card_number(path, key): normalise(item, f"{path}.{key}")
+            for key, item in value.items()
+        }
     if isinstance(value, list):
         return [normalise(item, f"{path}[{i}]") for i, item in enumerate(value)]
+    if isinstance(value, str):
+        return no_card_number(path, value)
     if isinstance(value, float):
         if not math.isfinite(value):
             raise InvalidArgument(path, "must be a finite number")
         if value.is_integer() and abs(value) < 2**53:
+            no_card_number(path, str(int(value)))
             return int(value)
     return value
 
