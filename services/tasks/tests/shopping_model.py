@@ -25,7 +25,7 @@ BASKET = re.compile(r"\b(view )?(basket|cart|bag)\b", re.I)
 PLACE_ORDER = re.compile(
     r"\b(place|confirm|complete|submit) (the |my |your )?order\b|\b(buy|pay) now\b", re.I
 )
-CARD_LINE = re.compile(r"^- (\S+): .*\((\S+ \d{4}), (\d{2}/\d{2,4})\)$", re.M)
+CARD_LINE = re.compile(r"^- (\S+): (.*) \((\S+ \d{4}), (\d{2}/\d{2,4})\)$", re.M)
 AMOUNT = re.compile(r"([£$€])\s?(\d+(?:[.,]\d{2}))")
 CURRENCIES = {"£": "GBP", "$": "USD", "€": "EUR"}
 POSTCODE = re.compile(r"([A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2}|\d{4,5})$", re.I)
@@ -39,12 +39,14 @@ ADDRESS_FIELDS = {
 }
 MONTHS = {"01", "1", "jan", "january", "12", "dec", "december"}
 SECURITY_HINT = re.compile(r"cvv|ccv|cvc|security|verification", re.I)
+EXPIRY_HINT = re.compile(r"expir|valid.?to|\bexp\b", re.I)
 NUMBER_HINT = re.compile(r"card.?number|^number$", re.I)
 
 
 @dataclass(frozen=True)
 class Card:
     id: str
+    label: str
     number: str
     expiry: str
 
@@ -88,13 +90,21 @@ def control(page: dict[str, Any], words: re.Pattern[str], kinds=("submit", "butt
     )
 
 
-def amount_of(page: dict[str, Any]) -> tuple[int, str] | None:
-    """The total the page shows (the last amount after the word "total")."""
-    said = page.get("text", "")
-    after_total = said[said.lower().rfind("total") :] if "total" in said.lower() else said
-    found = AMOUNT.search(after_total) or AMOUNT.search(said)
-    if found is None:
-        return None
+def amount_of(pages: list[dict[str, Any]]) -> tuple[int, str] | None:
+    """The total the pages showed (the latest amount after the word "total"),
+    else the product's price (the first amount of the first page)."""
+    for page in reversed(pages):
+        said = page.get("text", "")
+        at = said.lower().rfind("total")
+        if at >= 0 and (found := AMOUNT.search(said, at)) is not None:
+            return _minor(found)
+    for page in pages:
+        if (found := AMOUNT.search(page.get("text", ""))) is not None:
+            return _minor(found)
+    return None
+
+
+def _minor(found: re.Match[str]) -> tuple[int, str]:
     symbol, number = found.groups()
     return round(float(number.replace(",", ".")) * 100), CURRENCIES[symbol]
 
@@ -102,6 +112,7 @@ def amount_of(page: dict[str, Any]) -> tuple[int, str] | None:
 def card_fields(page: dict[str, Any]) -> dict[str, str]:
     """Value field -> ref, from what the fields say they take."""
     placed: dict[str, str] = {}
+    expiry_selects: list[str] = []
     for f in page.get("fields", []):
         options = [str(o).strip().lower() for o in f.get("options", [])]
         if f.get("private_kind") == "card_number" or NUMBER_HINT.search(str(f.get("name", ""))):
@@ -112,8 +123,13 @@ def card_fields(page: dict[str, Any]) -> dict[str, str]:
             placed.setdefault("expiry_month", f["ref"])
         elif options and any(re.fullmatch(r"20\d{2}", o) for o in options):
             placed.setdefault("expiry_year", f["ref"])
-        elif f.get("private_kind") == "card_expiry" or re.search(r"expir", hint(f), re.I):
+        elif f.get("type") == "select" and EXPIRY_HINT.search(hint(f)):
+            expiry_selects.append(f["ref"])
+        elif f.get("private_kind") == "card_expiry" or EXPIRY_HINT.search(hint(f)):
             placed.setdefault("expiry", f["ref"])
+    if len(expiry_selects) == 2 and not {"expiry_month", "expiry_year"} & set(placed):
+        # Options not shown: two expiry selects are month then year, as forms write them.
+        placed["expiry_month"], placed["expiry_year"] = expiry_selects
     return placed
 
 
@@ -202,8 +218,11 @@ class Shopper:
         return "click", {"target": submit["ref"]}
 
     def _request_payment(self, seen, page) -> Step:
-        cards = cards_of(seen.system)
-        total = amount_of(page)
+        # The card the task names by its label, else the first one saved.
+        cards = sorted(
+            cards_of(seen.system), key=lambda c: c.label.lower() not in seen.task.lower()
+        )
+        total = amount_of([r["page"] for _, _, r in seen.calls if r.get("page")])
         if not cards or total is None:
             return "finish", {"message": "I found no saved card or no total to pay."}
         amount, currency = total

@@ -152,7 +152,7 @@ async def test_an_emailed_code_sign_in_in_two_pages(
 
 def buy_task(shop) -> str:
     address = "Grace Hopper, 1 Main Street, London SW1A 1AA"
-    return f"Buy {shop.product_url} with my saved card, ship to {address}"
+    return f"Buy {shop.product_url} with my saved card Shopping card, ship to {address}"
 
 
 async def shop_with_card(person: Person, shop, number: str) -> str:
@@ -173,11 +173,19 @@ async def shop_with_card(person: Person, shop, number: str) -> str:
 
 async def checkout_until_paid(stub, person: Person, task_id: str) -> pb.Task:
     """The person's part: yes to the payment, then the card's security code."""
-    asked = await wait_for(stub, person.meta, task_id, waiting(pb.WAIT_KIND_PAYMENT), timeout_s=90)
+    asked = await wait_for(
+        stub,
+        person.meta,
+        task_id,
+        lambda t: waiting(pb.WAIT_KIND_PAYMENT)(t) or ended(t),
+        timeout_s=90,
+    )
+    assert asked.state == pb.TASK_STATE_WAITING, asked.message
     await say_yes_to_payment(person, asked)
     security = await wait_for(
-        stub, person.meta, task_id, waiting(pb.WAIT_KIND_PRIVATE_FORM), timeout_s=30
+        stub, person.meta, task_id, lambda t: waiting(pb.WAIT_KIND_PRIVATE_FORM)(t) or ended(t)
     )
+    assert security.state == pb.TASK_STATE_WAITING, security.message
     assert security.wait.form_kind == pb.FORM_KIND_SECURITY_CODE
     await submit_security_code(stub, person, security)
     return await wait_for(stub, person.meta, task_id, ended, timeout_s=90)

@@ -73,6 +73,13 @@ def test_a_review_page_with_a_place_order_control_awaits_the_order():
     assert awaits_order(REVIEW)
 
 
+def test_a_success_styled_box_on_a_review_page_is_no_payment():
+    # django-oscar's preview shows "Payment details to go here" in a success alert.
+    boxed = replace(REVIEW, notices=(Notice("success", "Payment Payment details to go here"),))
+    assert awaits_order(boxed)
+    assert payment_outcome(boxed) == PaymentOutcome.UNKNOWN
+
+
 @pytest.mark.parametrize(
     "page",
     [

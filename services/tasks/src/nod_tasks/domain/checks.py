@@ -106,6 +106,10 @@ def payment_outcome(page: Page) -> PaymentOutcome:
         return PaymentOutcome.UNKNOWN
     if page.notices_of("error") or any(f.invalid for f in page.fields):
         return PaymentOutcome.DECLINED if page.payment_form else PaymentOutcome.UNKNOWN
+    if awaits_order(page):
+        # A page that still offers to place the order has charged nothing,
+        # whatever box it shows in a success style.
+        return PaymentOutcome.UNKNOWN
     said = " ".join((page.text, *page.headings, *page.notices_of("success")))
     if not page.payment_form and (page.notices_of("success") or PAID_WORDS.search(said)):
         return PaymentOutcome.PAID

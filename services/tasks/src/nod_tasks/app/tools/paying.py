@@ -100,7 +100,7 @@ async def _record(ctx: StepContext, payment: Payment, made: EntryMade | StepEnd)
             return steps.uncertain(made.reason, claim_id=made.claim_id)
     except NodRpcError as error:
         return steps.uncertain(f"the payment's end was not recorded ({error.code.name})")
-    if payment_outcome(made.page) == PaymentOutcome.UNKNOWN and awaits_order(made.page):
+    if awaits_order(made.page):
         review = AwaitsOrder(payment_id, made.claim.id, made.page)
         return steps.done(review, claim_id=made.claim.id)
     return await record_outcome(ctx, payment, made.claim.id, made.page)
