@@ -126,8 +126,9 @@ def origin_of(url: str) -> str:
 
 
 class AgnosticModel:
-    def __init__(self, *, insist: bool = False) -> None:
+    def __init__(self, *, insist: bool = False, place_order: bool = True) -> None:
         self.insist = insist
+        self.place_order = place_order
 
     async def answer(self, body: dict[str, Any]) -> Answer:
         seen = read(body)
@@ -141,7 +142,8 @@ class AgnosticModel:
             url = re.search(r"https?://\S+", seen.task)
             return ("navigate", {"url": url.group(0).rstrip(".")}) if url else None
         if seen.task.lower().startswith("buy"):
-            return Shopper(insist=self.insist).next_step(seen, lambda page: self._enter(seen, page))
+            shopper = Shopper(insist=self.insist, place_order=self.place_order)
+            return shopper.next_step(seen, lambda page: self._enter(seen, page))
         last_name, last_args, last = seen.calls[-1]
         if last.get("outcome") in ("not_run", "failed", "uncertain"):
             return "finish", {"message": f"I stopped: {last.get('why', last['outcome'])}"}

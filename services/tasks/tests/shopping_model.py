@@ -146,8 +146,10 @@ def address_fields(page: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 class Shopper:
-    def __init__(self, *, insist: bool = False) -> None:
+    def __init__(self, *, insist: bool = False, place_order: bool = True) -> None:
         self.insist = insist
+        # False: it finishes on the review page without placing the order.
+        self.place_order = place_order
 
     def next_step(self, seen, sign_in) -> Step | None:
         """`sign_in(page)`: the agnostic model's sign-in step on a sign-in page."""
@@ -163,6 +165,8 @@ class Shopper:
         if last.get("outcome") in ("not_run", "failed", "uncertain"):
             return "finish", {"message": f"I stopped: {last.get('why', last['outcome'])}"}
         if last_name == "pay":
+            if last.get("paid") == "not_yet" and not self.place_order:
+                return "finish", {"message": "The order is ready for you to review and place."}
             if last.get("paid") == "not_yet":
                 place = control(seen.page, PLACE_ORDER, ("submit", "button"))
                 if place is None:

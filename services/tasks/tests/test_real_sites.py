@@ -12,6 +12,7 @@ from decimal import Decimal
 from nod.claims.v1 import claims_pb2 as claims
 from nod.payments.v1 import payments_pb2 as payments
 from nod.tasks.v1 import tasks_pb2 as pb
+from nodtest.browser import poll
 from nodtest.claims import CANARY_CARD, CANARY_PASSWORD
 from nodtest.webapps.oscar_shop import DECLINED_CARD
 
@@ -263,3 +264,30 @@ async def test_a_declined_card_on_a_real_shop_is_declined_once_and_never_placed_
     )
     assert shop.orders() == [] and shop.payment_sources() == []
     assert shop.declined_payments() == 1
+
+
+async def test_an_order_left_on_the_review_page_leaves_its_payment_uncertain_not_running(
+    tasks_with, model_server, demo_person, oscar_shop_site
+):
+    shop = oscar_shop_site
+    await shop_with_card(demo_person, shop, CANARY_CARD)
+    model_server.otherwise = AgnosticModel(place_order=False).answer
+    stub = await tasks_with(model_url=model_server.url)
+
+    task = await begin(stub, demo_person, buy_task(shop))
+    done = await checkout_until_paid(stub, demo_person, task.id)
+
+    steps = await steps_of(stub, demo_person.meta, task.id)
+    assert done.state == pb.TASK_STATE_DONE, (done.message, tools_and_states(steps))
+    pay = next(s for s in steps if s.tool == "pay")
+    assert '"paid": "not_yet"' in pay.result and "confirm_payment" not in [s.tool for s in steps]
+    payment_id = json.loads(pay.arguments)["payment_id"]
+
+    async def settled():
+        payment = await payment_of(demo_person, payment_id)
+        return payment if payment.state != payments.PAYMENT_STATE_RUNNING else None
+
+    payment = await poll(settled, what="the payment settled at the task's end")
+    assert payment.state == payments.PAYMENT_STATE_UNCERTAIN
+    assert "never placed" in payment.reason
+    assert shop.orders() == [] and shop.payment_sources() == []
