@@ -7,7 +7,10 @@ saved seed or from the person) on sites nobody here wrote.
 
 `insist=True` makes it the model the promise must survive: after a sign-in
 that didn't get through, it asks for the same saved login again, with a
-reason, instead of using the private form it was offered."""
+reason, instead of using the private form it was offered (and, shopping,
+asks to place a declined order again).
+
+A task that begins with "Buy" is shopping (shopping_model.py)."""
 
 import json
 import re
@@ -15,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .model_server import Answer, text, tool_call
+from .shopping_model import Shopper
 
 SUBMIT_WORDS = re.compile(r"^\s*(log ?in|sign ?in|next|continue|submit|verify|confirm)", re.I)
 NOT_SUBMIT = re.compile(r"back|cancel|forgot|register|sign ?up|search|go\b", re.I)
@@ -37,6 +41,7 @@ class Seen:
 
     task: str
     logins: list[Login]
+    system: str = ""
     calls: list[tuple[str, dict[str, Any], dict[str, Any]]] = field(default_factory=list)
     person: list[str] = field(default_factory=list)
 
@@ -57,7 +62,7 @@ def read(body: dict[str, Any]) -> Seen:
         Login(m.group(1), m.group(2), bool(m.group(3)))
         for m in LOGIN_LINE.finditer(messages[0]["content"])
     ]
-    seen = Seen(task=messages[1]["content"], logins=logins)
+    seen = Seen(task=messages[1]["content"], logins=logins, system=messages[0]["content"])
     pending: dict[str, tuple[str, dict[str, Any]]] = {}
     for message in messages[2:]:
         if message["role"] == "assistant":
@@ -121,8 +126,9 @@ def origin_of(url: str) -> str:
 
 
 class AgnosticModel:
-    def __init__(self, *, insist: bool = False) -> None:
+    def __init__(self, *, insist: bool = False, place_order: bool = True) -> None:
         self.insist = insist
+        self.place_order = place_order
 
     async def answer(self, body: dict[str, Any]) -> Answer:
         seen = read(body)
@@ -135,6 +141,9 @@ class AgnosticModel:
         if not seen.calls:
             url = re.search(r"https?://\S+", seen.task)
             return ("navigate", {"url": url.group(0).rstrip(".")}) if url else None
+        if seen.task.lower().startswith("buy"):
+            shopper = Shopper(insist=self.insist, place_order=self.place_order)
+            return shopper.next_step(seen, lambda page: self._enter(seen, page))
         last_name, last_args, last = seen.calls[-1]
         if last.get("outcome") in ("not_run", "failed", "uncertain"):
             return "finish", {"message": f"I stopped: {last.get('why', last['outcome'])}"}
@@ -197,3 +206,17 @@ class AgnosticModel:
             fields = {"username": user["ref"]}
             return "enter_saved_login", {"login_id": login.id, "fields": fields, "submit": submit}
         return "finish", {"message": "I found no way to sign in on this page."}
+
+    def _enter(self, seen: Seen, page: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+        """A sign-in page met on the way (shopping): the saved login for its site."""
+        login = next((x for x in seen.logins if x.origin == origin_of(page.get("url", ""))), None)
+        if login is None:
+            return "finish", {"message": "There is no saved login for this site."}
+        fields = {"password": (password_field(page) or {}).get("ref", "")}
+        if (user := username_field(page)) is not None and not user.get("value"):
+            fields["username"] = user["ref"]
+        return "enter_saved_login", {
+            "login_id": login.id,
+            "fields": fields,
+            "submit": submit_button(page),
+        }

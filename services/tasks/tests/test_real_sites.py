@@ -2,15 +2,33 @@
 PyPI, run on loopback), driven through the tasks service by a model
 stand-in that knows no site: it picks fields and buttons only from the
 pages ReadPage returned. Each test checks what the site itself recorded:
-one sign-in, one code, nothing typed twice; and the private values in no
-request to the model."""
+one sign-in, one code, nothing typed twice; one order paid once (a shop
+whose card step is followed by a review page); and the private values in
+no request to the model."""
+
+import json
+from decimal import Decimal
 
 from nod.claims.v1 import claims_pb2 as claims
+from nod.payments.v1 import payments_pb2 as payments
 from nod.tasks.v1 import tasks_pb2 as pb
-from nodtest.claims import CANARY_PASSWORD
+from nodtest.browser import poll
+from nodtest.claims import CANARY_CARD, CANARY_PASSWORD
+from nodtest.webapps.oscar_shop import DECLINED_CARD
 
 from .agnostic_model import AgnosticModel
-from .support import Person, begin, ended, steps_of, type_into_form, wait_for, waiting
+from .support import (
+    SECURITY_CODE,
+    Person,
+    begin,
+    ended,
+    say_yes_to_payment,
+    steps_of,
+    submit_security_code,
+    type_into_form,
+    wait_for,
+    waiting,
+)
 
 
 async def save_login(person: Person, origin: str, username: str, password: str, **more) -> str:
@@ -128,3 +146,148 @@ async def test_an_emailed_code_sign_in_in_two_pages(
     ]
     assert site.last_login() is not None and len(site.codes_sent()) == 1
     assert code not in model_server.everything_sent()
+
+
+# --- a real shop's checkout: card step, review page, one order ------------
+
+
+def buy_task(shop) -> str:
+    address = "Grace Hopper, 1 Main Street, London SW1A 1AA"
+    return f"Buy {shop.product_url} with my saved card Shopping card, ship to {address}"
+
+
+async def shop_with_card(person: Person, shop, number: str) -> str:
+    """The shop's saved login, and a saved card with that number (its id)."""
+    await save_login(person, shop.url, shop.customer.email, shop.customer.password)
+    reply = await person.vault.PutItem(
+        claims.PutItemRequest(
+            item=claims.VaultItem(
+                kind=claims.ENTRY_KIND_CARD,
+                label="Shopping card",
+                fields={"number": number, "expiry": "12/29", "holder_name": "Grace Hopper"},
+            )
+        ),
+        metadata=person.meta,
+    )
+    return reply.item.id
+
+
+async def checkout_until_paid(stub, person: Person, task_id: str) -> pb.Task:
+    """The person's part: yes to the payment, then the card's security code."""
+    asked = await wait_for(
+        stub,
+        person.meta,
+        task_id,
+        lambda t: waiting(pb.WAIT_KIND_PAYMENT)(t) or ended(t),
+        timeout_s=90,
+    )
+    assert asked.state == pb.TASK_STATE_WAITING, asked.message
+    await say_yes_to_payment(person, asked)
+    security = await wait_for(
+        stub, person.meta, task_id, lambda t: waiting(pb.WAIT_KIND_PRIVATE_FORM)(t) or ended(t)
+    )
+    assert security.state == pb.TASK_STATE_WAITING, security.message
+    assert security.wait.form_kind == pb.FORM_KIND_SECURITY_CODE
+    await submit_security_code(stub, person, security)
+    return await wait_for(stub, person.meta, task_id, ended, timeout_s=90)
+
+
+async def payment_of(person: Person, payment_id: str) -> payments.Payment:
+    request = payments.GetPaymentRequest(payment_id=payment_id)
+    return (await person.payments.GetPayment(request, metadata=person.meta)).payment
+
+
+async def test_a_real_shops_checkout_with_a_review_page_is_paid_once(
+    tasks_with, model_server, demo_person, oscar_shop_site, peers, log_tee
+):
+    shop = oscar_shop_site
+    card_id = await shop_with_card(demo_person, shop, CANARY_CARD)
+    model_server.otherwise = AgnosticModel().answer
+    stub = await tasks_with(model_url=model_server.url)
+
+    task = await begin(stub, demo_person, buy_task(shop))
+    done = await checkout_until_paid(stub, demo_person, task.id)
+
+    steps = await steps_of(stub, demo_person.meta, task.id)
+    assert done.state == pb.TASK_STATE_DONE, (done.message, tools_and_states(steps))
+    tools = [s.tool for s in steps]
+    assert tools[-4:] == ["ask_private_form", "pay", "confirm_payment", "finish"]
+    pay, confirm = steps[-3], steps[-2]
+    assert '"paid": "not_yet"' in pay.result and '"paid": "paid"' in confirm.result
+    assert tools.count("confirm_payment") == 1
+    # The shop's own record: one order, one payment of its total, nothing declined.
+    (order,) = shop.orders()
+    assert order.total_incl_tax == Decimal("12.00") and order.email == shop.customer.email
+    (source,) = shop.payment_sources()
+    assert (source.amount_debited, source.label) == (Decimal("12.00"), "card ending 1111")
+    assert shop.declined_payments() == 0
+    payment = await payment_of(demo_person, json.loads(pay.arguments)["payment_id"])
+    assert (payment.state, payment.outcome) == (
+        payments.PAYMENT_STATE_SUBMITTED,
+        payments.PAYMENT_OUTCOME_PAID,
+    )
+    assert (payment.amount_minor, payment.currency, payment.card_item_id) == (1200, "GBP", card_id)
+    # The card number and security code reached the shop only.
+    sent = model_server.everything_sent()
+    logs = [log_tee.text(), *(p.log_text() for p in (peers.claims, peers.browser, peers.payments))]
+    for text in (sent, *logs):
+        assert CANARY_CARD not in text.replace(" ", "")
+        assert f'"{SECURITY_CODE}"' not in text and f"={SECURITY_CODE}" not in text
+
+
+async def test_a_declined_card_on_a_real_shop_is_declined_once_and_never_placed_again(
+    tasks_with, model_server, demo_person, oscar_shop_site
+):
+    shop = oscar_shop_site
+    await shop_with_card(demo_person, shop, DECLINED_CARD)
+    model_server.otherwise = AgnosticModel(insist=True).answer
+    stub = await tasks_with(model_url=model_server.url)
+
+    task = await begin(stub, demo_person, buy_task(shop))
+    done = await checkout_until_paid(stub, demo_person, task.id)
+
+    steps = await steps_of(stub, demo_person.meta, task.id)
+    assert done.state == pb.TASK_STATE_DONE, (done.message, tools_and_states(steps))
+    assert tools_and_states(steps)[-4:] == [
+        ("pay", pb.STEP_STATE_DONE),
+        ("confirm_payment", pb.STEP_STATE_DONE),
+        ("confirm_payment", pb.STEP_STATE_NOT_RUN),
+        ("finish", pb.STEP_STATE_DONE),
+    ]
+    first, again = steps[-3], steps[-2]
+    assert '"paid": "declined"' in first.result
+    assert "never placed twice" in again.reason
+    payment = await payment_of(demo_person, json.loads(first.arguments)["payment_id"])
+    assert (payment.state, payment.outcome) == (
+        payments.PAYMENT_STATE_SUBMITTED,
+        payments.PAYMENT_OUTCOME_DECLINED,
+    )
+    assert shop.orders() == [] and shop.payment_sources() == []
+    assert shop.declined_payments() == 1
+
+
+async def test_an_order_left_on_the_review_page_leaves_its_payment_uncertain_not_running(
+    tasks_with, model_server, demo_person, oscar_shop_site
+):
+    shop = oscar_shop_site
+    await shop_with_card(demo_person, shop, CANARY_CARD)
+    model_server.otherwise = AgnosticModel(place_order=False).answer
+    stub = await tasks_with(model_url=model_server.url)
+
+    task = await begin(stub, demo_person, buy_task(shop))
+    done = await checkout_until_paid(stub, demo_person, task.id)
+
+    steps = await steps_of(stub, demo_person.meta, task.id)
+    assert done.state == pb.TASK_STATE_DONE, (done.message, tools_and_states(steps))
+    pay = next(s for s in steps if s.tool == "pay")
+    assert '"paid": "not_yet"' in pay.result and "confirm_payment" not in [s.tool for s in steps]
+    payment_id = json.loads(pay.arguments)["payment_id"]
+
+    async def settled():
+        payment = await payment_of(demo_person, payment_id)
+        return payment if payment.state != payments.PAYMENT_STATE_RUNNING else None
+
+    payment = await poll(settled, what="the payment settled at the task's end")
+    assert payment.state == payments.PAYMENT_STATE_UNCERTAIN
+    assert "never placed" in payment.reason
+    assert shop.orders() == [] and shop.payment_sources() == []

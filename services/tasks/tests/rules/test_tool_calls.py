@@ -101,6 +101,7 @@ def test_a_cut_off_call_is_uncertain_exactly_when_it_may_have_reached_a_site_or_
         "propose_app_action",
         "request_payment",
         "pay",
+        "confirm_payment",
     }
     assert cut_off_end("pay", "stopped").state == StepState.UNCERTAIN
     assert cut_off_end("read_page", "stopped").state == StepState.FAILED

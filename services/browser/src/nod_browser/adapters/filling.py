@@ -10,6 +10,11 @@ this entry's own (a ref's field when its target is found, locating.py; a
 CSS target's here, all in one evaluate); each value then goes into the
 element carrying its mark, so it is never typed into an unmarked element
 (one the page put in the field's place meanwhile).
+
+A card's expiry month or year placed into a <select> is chosen, not typed:
+the option standing for it is picked for every select before the first
+keystroke, so a select with no such option stops the entry with nothing
+typed (NoMatchingOption).
 """
 
 import asyncio
@@ -22,6 +27,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from nod_browser.adapters.locating import ADD_MARK
 from nod_browser.adapters.request_guard import SubmitAnswers
+from nod_browser.domain.card_expiry import EXPIRY_PARTS, Option, pick_option
 from nod_browser.domain.entry import SHOWN_BACK_FREELY, MissingValue, value_for
 from nod_browser.domain.private_fields import ENTERED_ATTRIBUTE
 from nod_browser.domain.shown_back import EnteredValues
@@ -35,6 +41,19 @@ MARK_ALL = f"""(marks) => marks.map(([selector, mark]) => {{
   ({ADD_MARK})(found[0], mark);
   return true;
 }})"""
+
+
+# A select's options as [[value, text], ...]; null for any other element.
+SELECT_OPTIONS = """(el) => el.tagName === "SELECT"
+  ? Array.from(el.options, (o) => [o.value, o.textContent.trim()]) : null"""
+
+
+class NoMatchingOption(Exception):
+    """A select the card's expiry part goes into has no option for it."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"no option of the {name} select matches the card")
+        self.name = name
 
 
 @dataclass(frozen=True)
@@ -89,9 +108,17 @@ async def fill_and_press(
     try:
         progress["stage"] = "marking the fields private"
         fields = await mark_private(page, places)
-        for place, field, value in zip(places, fields, values, strict=True):
+        progress["stage"] = "finding the options to choose"
+        choices = [
+            await _option_for(place.name, field, value)
+            for place, field, value in zip(places, fields, values, strict=True)
+        ]
+        for place, field, value, choice in zip(places, fields, values, choices, strict=True):
             progress["stage"] = f"filling {place.name}"
-            await field.fill(value, timeout=timeout_ms)
+            if choice is None:
+                await field.fill(value, timeout=timeout_ms)
+            else:
+                await field.select_option(value=choice.value, timeout=timeout_ms)
     finally:
         values.clear()
     if submit is not None:
@@ -103,6 +130,20 @@ async def fill_and_press(
             await submit.click(timeout=remaining_s * 1000)
 
 
+async def _option_for(name: str, field: Locator, value: str) -> Option | None:
+    """The option an expiry part chooses in a select; None for a field it is
+    typed into (a text input takes "12" or "2029" as it is)."""
+    if name not in EXPIRY_PARTS:
+        return None
+    found = await field.evaluate(SELECT_OPTIONS)
+    if found is None:
+        return None
+    option = pick_option(name, value, [Option(str(v), str(t)) for v, t in found])
+    if option is None:
+        raise NoMatchingOption(name)
+    return option
+
+
 def interrupted_reason(stage: str, error: BaseException) -> str:
     """Why an entry ended UNCERTAIN. Built from the error's kind only: an
     error's text could quote the page or a value."""
@@ -112,6 +153,8 @@ def interrupted_reason(stage: str, error: BaseException) -> str:
         return f"timed out while {stage}"
     if isinstance(error, MissingValue):
         return f"the granted entry has no {error.name}; nothing was typed"
+    if isinstance(error, NoMatchingOption):
+        return f"no option of the {error.name} select matches the card; nothing was typed"
     if isinstance(error, Error):
         return f"the page failed while {stage} ({type(error).__name__})"
     return f"unexpected error while {stage} ({type(error).__name__})"

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from nod.claims.v1 import claims_pb2
 from nod_browser.adapters.claims_client import ClaimsClient
 from nod_browser.adapters.filling import (
+    NoMatchingOption,
     Placement,
     entry_marks,
     fill_and_press,
@@ -135,7 +136,17 @@ class PrivateEntries:
                 log.warning("entry.submitted_then_interrupted", claim_id=claim_id, reason=reason)
                 return await asyncio.shield(recording_submitted[0])
             log.warning("entry.interrupted", claim_id=claim_id, reason=reason)
-            return await asyncio.shield(self._claims.finish(session.owner, claim_id, reason))
+            ended = await asyncio.shield(self._claims.finish(session.owner, claim_id, reason))
+            if isinstance(error, NoMatchingOption):
+                # Refused as the page stands, like a target not found: the
+                # claim records why (nothing was typed), the caller is told which field.
+                raise FailedPrecondition(
+                    f"fields.{error.name}: {reason}",
+                    reason="NO_MATCHING_OPTION",
+                    field=f"fields.{error.name}",
+                    claim_id=ended.id,
+                ) from None
+            return ended
         finally:
             grant.secret_fields.clear()
         log.info("entry.submitted", claim_id=claim_id, pressed=submit is not None)

@@ -5,6 +5,7 @@ values are matched to page fields. Values are never logged or put in errors."""
 from dataclasses import dataclass
 from enum import StrEnum
 
+from nod_browser.domain.card_expiry import EXPIRY_PARTS, expiry_part
 from nod_browser.domain.targets import check_target
 from nodkit import validation
 from nodkit.errors import InvalidArgument
@@ -22,17 +23,22 @@ class EntryKind(StrEnum):
 
 # The value fields a caller may place, per kind. `totp_code` is the code the
 # claims service gives from a saved login's TOTP seed, for a time step it
-# grants once; `security_code` on a card comes from the companion entry.
+# grants once; `security_code` on a card comes from the companion entry;
+# `expiry_month` and `expiry_year` are the card's expiry in two parts, for a
+# site that asks for them apart (often as two selects).
 VALUE_FIELDS = {
     EntryKind.SAVED_LOGIN: frozenset({"username", "password", "totp_code"}),
     EntryKind.ONE_TIME_CODE: frozenset({"code"}),
-    EntryKind.CARD: frozenset({"number", "expiry", "holder_name", "security_code"}),
+    EntryKind.CARD: frozenset({"number", "expiry", "holder_name", "security_code"} | EXPIRY_PARTS),
     EntryKind.TYPED_PASSWORD: frozenset({"username", "password"}),
     EntryKind.SECURITY_CODE: frozenset({"security_code"}),
 }
 # Values a site rightly shows back ("Signed in as ada@example.com", the name
 # on an order). Every other value entered is masked wherever a page shows it.
-SHOWN_BACK_FREELY = frozenset({"username", "holder_name"})
+# An expiry's month or year alone ("12", "2029") is no secret (the vault
+# shows the expiry unmasked) and masking it would blot out every such
+# number on the page: prices, dates, order numbers.
+SHOWN_BACK_FREELY = frozenset({"username", "holder_name"} | EXPIRY_PARTS)
 
 
 @dataclass(frozen=True)
@@ -83,6 +89,11 @@ def check_entry_request(request: EntryRequest) -> EntryRequest:
 
 
 def value_for(name: str, secret_fields: dict[str, str]) -> str:
+    if name in EXPIRY_PARTS:
+        part = expiry_part(name, secret_fields.get("expiry", ""))
+        if part is None:
+            raise MissingValue(name)
+        return part
     value = secret_fields.get(name)
     if not value:
         raise MissingValue(name)

@@ -23,7 +23,7 @@ import asyncio
 
 from nod_tasks.adapters.peers import Peers
 from nod_tasks.app.in_turn import InTurn, each_few_at_once
-from nod_tasks.domain import steps, tools, waits
+from nod_tasks.domain import orders, steps, tools, waits
 from nod_tasks.domain.checks import PaymentOutcome
 from nod_tasks.domain.outside import ClaimState, Entry, EntryKind, PaymentState
 from nod_tasks.domain.steps import StepEnd, StepRecord, StepState
@@ -92,6 +92,9 @@ class Endings:
                 if cut_off and tools.is_card_entry(step):
                     if not await self._settle_payment(task, step):
                         return False
+            for order in orders.open_orders(every_step):
+                if not await self._settle_open_order(task, order):
+                    return False
         except NodRpcError as error:
             log.warning("endings.pending", task_id=task.id, status=error.code.name)
             return False
@@ -136,7 +139,7 @@ class Endings:
             if step.approval_id:
                 approval = await self._peers.approvals.get(task.owner, step.approval_id)
                 ends.append((step, waits.approval_end_after_stop(approval)))
-            elif tools.is_card_entry(step):
+            elif tools.is_card_entry(step) or tools.places_order(step):
                 # Submitted; its bank was asked to confirm it: it may be paid.
                 ends.append((step, steps.uncertain(waits.STOPPED_AT_THE_BANK)))
             elif step.payment_id:
@@ -174,4 +177,21 @@ class Endings:
             reason = step.reason or CUT_OFF
             await payments.record_uncertain(owner, payment.id, claim.id if claim else None, reason)
         log.warning("payment.cut_off_settled", task_id=task.id, payment_id=payment.id)
+        return True
+
+    async def _settle_open_order(self, task: TaskRecord, order: orders.OpenOrder) -> bool:
+        """A payment whose card awaited its order on a review page: still
+        RUNNING at the task's end, it ends UNCERTAIN (the payments service
+        can't cancel a started card entry, and the shop holds the card).
+        False while its confirm_payment step is still under way."""
+        placing = order.placing
+        if placing is not None and placing.state == StepState.RUNNING and placing.runner_instance:
+            return False  # in flight: its run (or its instance's restart) ends it first
+        payments, owner = self._peers.payments, task.owner
+        payment = await payments.get(owner, order.payment_id)
+        if payment.state != PaymentState.RUNNING:
+            return True
+        reason = orders.CUT_OFF if placing is not None else orders.NEVER_PLACED
+        await payments.record_uncertain(owner, payment.id, order.claim_id, reason)
+        log.warning("payment.open_order_settled", task_id=task.id, payment_id=payment.id)
         return True

@@ -36,6 +36,14 @@ PAID_WORDS = re.compile(
     r"payment (was |has been )?(successful|received|accepted|complete)",
     re.IGNORECASE,
 )
+# A control that places the order a review page shows (the card given already).
+PLACE_ORDER_WORDS = re.compile(
+    r"\b(place|submit|confirm|complete) (the |my |your )?(order|purchase|payment)\b|"
+    r"\b(buy|pay|order) now\b|\bconfirm and pay\b",
+    re.IGNORECASE,
+)
+# Card fields a page still asks for (the card step, not its review).
+CARD_FIELDS = ("card_number", "card_expiry", "card_security_code")
 # A bank asking the person to confirm the payment (3-D Secure).
 BANK_WORDS = re.compile(
     r"3-?d ?secure|confirm (it |the payment |this payment )?in your (bank|banking)|"
@@ -98,7 +106,29 @@ def payment_outcome(page: Page) -> PaymentOutcome:
         return PaymentOutcome.UNKNOWN
     if page.notices_of("error") or any(f.invalid for f in page.fields):
         return PaymentOutcome.DECLINED if page.payment_form else PaymentOutcome.UNKNOWN
+    if awaits_order(page):
+        # A page that still offers to place the order has charged nothing,
+        # whatever box it shows in a success style.
+        return PaymentOutcome.UNKNOWN
     said = " ".join((page.text, *page.headings, *page.notices_of("success")))
     if not page.payment_form and (page.notices_of("success") or PAID_WORDS.search(said)):
         return PaymentOutcome.PAID
     return PaymentOutcome.UNKNOWN
+
+
+def awaits_order(page: Page) -> bool:
+    """After the card went in, the shop shows a review page rather than an
+    outcome: the card fields are gone, nothing says paid or declined, and a
+    control places the order. Nothing is charged until it is pressed."""
+    if not page.readable or page.payment_form or page.fields_taking(*CARD_FIELDS):
+        return False
+    if page.notices_of("error") or any(f.invalid for f in page.fields):
+        return False
+    said = " ".join((page.text, *page.headings, *page.notices_of("success")))
+    if PAID_WORDS.search(said):
+        return False
+    return any(
+        PLACE_ORDER_WORDS.search(control.text) and not control.disabled
+        for control in page.controls
+        if control.kind in ("submit", "button")
+    )

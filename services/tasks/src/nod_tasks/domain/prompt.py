@@ -24,7 +24,9 @@ Rules you must keep:
   person will check and tell you.
 - A saved login that did not get through is not entered again in this task:
   use the private form instead.
-- Payments: request_payment (the person says yes), then pay.
+- Payments: request_payment (the person says yes), then pay. If pay's result
+  says paid: not_yet, the shop shows a review page and nothing is charged
+  yet: place the order with confirm_payment, once (never click it yourself).
 - App actions: propose_app_action (the person says yes, it runs once).
 - When the task is done, or can't be done, call finish with a short message."""
 

@@ -113,7 +113,8 @@ class Submitted:
 
 @dataclass(frozen=True)
 class Paid:
-    """pay: the card went in and pay was pressed; the page says `paid`."""
+    """pay (or confirm_payment, on a review page): the card went in and pay
+    (or place-order) was pressed; the page says `paid`."""
 
     TYPE: ClassVar[str] = "paid"
     payment_id: str
@@ -125,6 +126,31 @@ class Paid:
             "outcome": "submitted",
             "paid": self.paid.value,
             "payment_id": self.payment_id,
+            "page": for_model(self.page),
+        }
+
+
+@dataclass(frozen=True)
+class AwaitsOrder:
+    """pay: the card went in and the shop shows its review page; nothing is
+    charged yet and no outcome is recorded (the payment stays RUNNING under
+    its card claim) until confirm_payment places the order, once."""
+
+    TYPE: ClassVar[str] = "awaits_order"
+    payment_id: str
+    claim_id: str
+    page: Page
+
+    def for_model(self) -> JsonObject:
+        return {
+            "outcome": "submitted",
+            "paid": "not_yet",
+            "payment_id": self.payment_id,
+            "next": (
+                "the shop shows its review page: the order is not placed and nothing is"
+                " paid yet. Check it, then place the order once with confirm_payment"
+                " (this payment_id, the target of the place-order control)."
+            ),
             "page": for_model(self.page),
         }
 
@@ -207,6 +233,7 @@ StepResult = (
     | PageShown
     | Submitted
     | Paid
+    | AwaitsOrder
     | PaymentConfirmed
     | ActionEnded
     | FormFilled
@@ -219,7 +246,7 @@ KINDS: dict[str, type] = {kind.TYPE: kind for kind in typing.get_args(StepResult
 
 def page_of(result: StepResult | None) -> Page | None:
     """The page a step's result shows, if any."""
-    if isinstance(result, PageShown | Submitted | Paid):
+    if isinstance(result, PageShown | Submitted | Paid | AwaitsOrder):
         return result.page
     if isinstance(result, Recorded) and isinstance(result.view.get("page"), dict):
         return from_model_view(result.view["page"])

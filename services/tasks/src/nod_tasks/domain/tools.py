@@ -216,9 +216,12 @@ TOOLS = [
     ),
     Tool(
         "pay",
-        "Enter the saved card of a payment the person said yes to, and press pay. Value"
-        " fields: number, expiry, holder_name, security_code (the last from a private form"
-        " of kind security_code, named by security_code_form_id).",
+        "Enter the saved card of a payment the person said yes to, and press pay (or the"
+        " card step's continue). Value fields: number, expiry (or expiry_month and"
+        " expiry_year, e.g. two selects), holder_name, security_code (the last from a"
+        " private form of kind security_code, named by security_code_form_id). When the"
+        " shop then shows a review page, the result says paid: not_yet: place the order"
+        " with confirm_payment.",
         {
             "payment_id": {"type": "string"},
             "fields": TARGETS,
@@ -229,6 +232,17 @@ TOOLS = [
         cut_off=MAY,
         subject=_payment,
         enters_private=True,
+    ),
+    # Pressing place-order charges the card: cut off, it may have.
+    Tool(
+        "confirm_payment",
+        "Place the order of a payment whose card pay entered and whose shop then showed a"
+        " review page (pay said paid: not_yet): press the page's place-order control"
+        " (target), once per payment; the result says paid, declined or unknown.",
+        {"payment_id": {"type": "string"}, "target": TARGET},
+        ("payment_id", "target"),
+        cut_off=MAY,
+        subject=_payment,
     ),
     Tool(
         "ask_person",
@@ -366,6 +380,11 @@ def waits(step: StepRecord) -> bool:
     """Whether the step's tool is one that waits for the person."""
     tool = BY_NAME.get(step.tool)
     return tool is not None and tool.waits
+
+
+def places_order(step: StepRecord) -> bool:
+    """A step that pressed (or may have pressed) a payment's place-order control."""
+    return step.tool == "confirm_payment" and step.subject.payment_id is not None
 
 
 def is_card_entry(step: StepRecord) -> bool:

@@ -1,6 +1,7 @@
 """request_payment and pay (G8): the person's yes for that merchant and
 amount, then the saved card entered under a card claim, its outcome read
-from the page. Interrupted means UNCERTAIN; the same order is never paid
+from the page (or, on a checkout with a review page, the order it awaits:
+app/tools/ordering.py places it). Interrupted means UNCERTAIN; the same order is never paid
 twice in a task (the payments service refuses it). A pay step cut off
 before it recorded its end (Stop, a crash) is settled with the payments
 service when the task's end is told (app/endings.py)."""
@@ -8,9 +9,15 @@ service when the task's end is told (app/endings.py)."""
 from nod_tasks.app.tools.base import Arguments, Outcome, StepContext, WaitFor
 from nod_tasks.app.tools.entering import EntryMade, enter
 from nod_tasks.domain import steps
-from nod_tasks.domain.checks import PaymentOutcome, asks_bank_confirmation, payment_outcome
+from nod_tasks.domain.checks import (
+    PaymentOutcome,
+    asks_bank_confirmation,
+    awaits_order,
+    payment_outcome,
+)
 from nod_tasks.domain.outside import Entry, EntryKind, Payment, PaymentRequest
-from nod_tasks.domain.results import Paid
+from nod_tasks.domain.pages import Page
+from nod_tasks.domain.results import AwaitsOrder, Paid
 from nod_tasks.domain.steps import StepEnd
 from nod_tasks.domain.tasks import FormKind, Wait, WaitKind
 from nodkit.client import NodRpcError
@@ -80,8 +87,10 @@ async def pay(ctx: StepContext, args: Arguments) -> Outcome:
 
 async def _record(ctx: StepContext, payment: Payment, made: EntryMade | StepEnd) -> Outcome:
     """The card entry's end, then the outcome read from the page, on the
-    payment; or, when the bank asks the person to confirm it, a wait for
-    the shop to show the outcome (nothing is pressed again)."""
+    payment; or, when the shop shows its review page first, the order it
+    awaits (the payment stays RUNNING, nothing recorded, until
+    confirm_payment); or, when the bank asks the person to confirm it, a
+    wait for the shop to show the outcome (nothing is pressed again)."""
     payment_id = payment.id
     payments = ctx.peers.payments
     try:
@@ -89,11 +98,24 @@ async def _record(ctx: StepContext, payment: Payment, made: EntryMade | StepEnd)
             # Started, so never back to confirmed: it may have reached the merchant.
             await payments.record_uncertain(ctx.owner, payment_id, made.claim_id, made.reason)
             return steps.uncertain(made.reason, claim_id=made.claim_id)
-        await payments.record_submitted(ctx.owner, payment_id, made.claim.id)
-        outcome = payment_outcome(made.page)
-        if outcome == PaymentOutcome.UNKNOWN and asks_bank_confirmation(made.page):
-            return WaitFor(bank_confirmation(ctx, payment), payment_id=payment_id)
-        await payments.record_outcome(ctx.owner, payment_id, outcome)
     except NodRpcError as error:
         return steps.uncertain(f"the payment's end was not recorded ({error.code.name})")
-    return steps.done(Paid(payment_id, outcome, made.page), claim_id=made.claim.id)
+    if awaits_order(made.page):
+        review = AwaitsOrder(payment_id, made.claim.id, made.page)
+        return steps.done(review, claim_id=made.claim.id)
+    return await record_outcome(ctx, payment, made.claim.id, made.page)
+
+
+async def record_outcome(ctx: StepContext, payment: Payment, claim_id: str, page: Page) -> Outcome:
+    """The card submitted (pay pressed, or the order placed) and the outcome
+    the page shows, on the payment."""
+    payments = ctx.peers.payments
+    try:
+        await payments.record_submitted(ctx.owner, payment.id, claim_id)
+        outcome = payment_outcome(page)
+        if outcome == PaymentOutcome.UNKNOWN and asks_bank_confirmation(page):
+            return WaitFor(bank_confirmation(ctx, payment), payment_id=payment.id)
+        await payments.record_outcome(ctx.owner, payment.id, outcome)
+    except NodRpcError as error:
+        return steps.uncertain(f"the payment's end was not recorded ({error.code.name})")
+    return steps.done(Paid(payment.id, outcome, page), claim_id=claim_id)

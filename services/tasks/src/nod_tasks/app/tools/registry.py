@@ -1,7 +1,7 @@
 """Every tool the model can call: its statement (domain.tools) and its
 handler, once each. Adding a tool is a statement there and a line here."""
 
-from nod_tasks.app.tools import actions, browsing, entries, paying, person
+from nod_tasks.app.tools import actions, browsing, entries, ordering, paying, person
 from nod_tasks.app.tools.base import Handler, Tool
 from nod_tasks.domain import tools
 
@@ -23,6 +23,7 @@ HANDLERS: dict[str, Handler] = {
     "propose_app_action": actions.propose_app_action,
     "request_payment": paying.request_payment,
     "pay": paying.pay,
+    "confirm_payment": ordering.confirm_payment,
     "ask_person": person.ask_person,
     "finish": person.finish,
 }
