@@ -16,6 +16,7 @@ from nod_tasks.domain.results import (
     AwaitsOrder,
     MayHaveHappened,
     NotRun,
+    PageShown,
     Paid,
     StepResult,
     from_json,
@@ -191,3 +192,29 @@ def test_the_tasks_end_finds_each_order_left_open_and_the_step_that_placed_it():
     ]
     paid_at_once = step("pay", StepState.DONE, Paid(PAYMENT, PaymentOutcome.PAID, THANKS), 1)
     assert orders.open_orders([paid_at_once]) == []
+
+
+# --- a plain click is no way round confirm_payment -------------------------
+
+
+def test_a_click_on_the_place_order_control_is_refused():
+    refusal = orders.click_refusal("e9", [PAID_ON_REVIEW])
+    assert refusal is not None and "confirm_payment" in refusal
+
+
+def test_a_click_on_the_place_order_control_after_the_order_is_refused_too():
+    placed = step("confirm_payment", StepState.DONE, Paid(PAYMENT, PaymentOutcome.PAID, THANKS), 2)
+    # The shop shows the review page again (say, after Back).
+    again = step("read_page", StepState.DONE, PageShown(REVIEW), 3)
+    assert orders.click_refusal("e9", [PAID_ON_REVIEW, placed, again]) is not None
+
+
+def test_other_clicks_on_the_review_page_go_ahead():
+    assert orders.click_refusal("e3", [PAID_ON_REVIEW]) is None  # change payment details
+    assert orders.click_refusal("e77", [PAID_ON_REVIEW]) is None  # no such control
+
+
+def test_a_place_order_click_without_a_card_on_a_review_page_goes_ahead():
+    # No card went in on a review page: the click is an ordinary click.
+    browsed = step("read_page", StepState.DONE, PageShown(REVIEW), 1)
+    assert orders.click_refusal("e9", [browsed]) is None

@@ -13,7 +13,8 @@ app/endings.py.
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from nod_tasks.domain.results import AwaitsOrder, Paid
+from nod_tasks.domain.checks import PLACE_ORDER_WORDS
+from nod_tasks.domain.results import AwaitsOrder, Paid, page_of
 from nod_tasks.domain.steps import StepRecord, StepState
 
 PAY = "pay"
@@ -75,6 +76,24 @@ def confirm_refusal(payment_id: str, steps: list[StepRecord]) -> str | None:
     if last.state in (StepState.RUNNING, StepState.UNCERTAIN):
         return "this payment's card entry has no definite end: the person checks first"
     return "this payment's card did not go in on a review page: there is no order to place"
+
+
+def click_refusal(target: str, steps: list[StepRecord]) -> str | None:
+    """A plain click on the place-order control of a review page a card
+    went in on is refused: the order is placed by confirm_payment alone,
+    which keeps it to once. The control is known by its ref in the page the
+    model last saw."""
+    reviewed = [s.result for s in steps if s.tool == PAY and isinstance(s.result, AwaitsOrder)]
+    if not reviewed:
+        return None
+    page = next((p for s in reversed(steps) if (p := page_of(s.result)) is not None), None)
+    control = next((c for c in page.controls if c.ref == target), None) if page else None
+    if control is None or not PLACE_ORDER_WORDS.search(control.text):
+        return None
+    return (
+        f"{target} places the order of payment {reviewed[-1].payment_id}: use confirm_payment,"
+        " which places an order once and records what it paid"
+    )
 
 
 @dataclass(frozen=True)

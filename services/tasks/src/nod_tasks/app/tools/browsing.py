@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable
 from urllib.parse import urlsplit
 
 from nod_tasks.app.tools.base import Arguments, StepContext
-from nod_tasks.domain import steps
+from nod_tasks.domain import orders, steps
 from nod_tasks.domain.pages import Page
 from nod_tasks.domain.results import PageShown
 from nod_tasks.domain.steps import StepEnd
@@ -79,6 +79,8 @@ async def read_page(ctx: StepContext, args: Arguments) -> StepEnd:
 async def click(ctx: StepContext, args: Arguments) -> StepEnd:
     # A click can send a form: one that did not finish may have reached the site.
     owner, browser, target = ctx.owner, ctx.peers.browser, str(args["target"])
+    if (refusal := orders.click_refusal(target, ctx.earlier)) is not None:
+        return steps.not_run(refusal)
     return await _act(
         ctx,
         lambda s: browser.click(owner, s, target),
