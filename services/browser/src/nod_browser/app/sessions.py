@@ -14,6 +14,7 @@ from typing import TypeVar
 
 from playwright.async_api import BrowserContext, Page
 
+from nod_browser.adapters.frame_ids import FrameIds
 from nod_browser.adapters.request_guard import SubmitAnswers
 from nod_browser.domain.shown_back import EnteredValues
 from nodkit import context as call_context
@@ -45,6 +46,8 @@ class Session:
     # Every page of the session by its id ("p0" first), in the order the
     # site opened them; `page` is the current one.
     pages: dict[str, Page] = field(default_factory=dict)
+    # The ids its reads gave the frames ("f1", ...), which its actions resolve.
+    frames: FrameIds = field(default_factory=FrameIds)
 
     def __post_init__(self) -> None:
         self.pages["p0"] = self.page
