@@ -118,7 +118,12 @@
     const tag = el.tagName.toLowerCase();
     const role = (el.getAttribute("role") || "").toLowerCase();
     if (tag === "form") {
-      forms.push({ ref: refOf(el), name: nameOf(el), action: el.action || "", method: (el.method || "get").toLowerCase() });
+      // From the attributes: a form's .action and .method are clobbered by
+      // fields named "action" or "method" (a bank's form has one).
+      let action = "";
+      try { action = new URL(el.getAttribute("action") || "", document.baseURI).href; } catch (error) { action = ""; }
+      const method = (el.getAttribute("method") || "get").toLowerCase() === "post" ? "post" : "get";
+      forms.push({ ref: refOf(el), name: nameOf(el), action, method });
       continue;
     }
     const isHeading = /^h[1-3]$/.test(tag) || role === "heading";

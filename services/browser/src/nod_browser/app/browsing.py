@@ -81,6 +81,7 @@ async def read(session: Session, settings: BrowserSettings, *, settle: bool = Fa
     """settle: first wait (bounded) for the page to load and its network to
     go quiet: the read after a submission, whose next page may still be
     loading (a read then sees only its title, and judges nothing)."""
+    session.leave_closed_page()
     if settle:
         await quiet(session.page, settings.action_timeout_s, settings.settle_s)
     page = await read_page(

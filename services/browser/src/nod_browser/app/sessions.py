@@ -60,6 +60,15 @@ class Session:
     def page_id(self, page: Page | None) -> str:
         return next((pid for pid, known in self.pages.items() if known is page), "")
 
+    def leave_closed_page(self) -> None:
+        """A page that closed itself (a bank's popup, once answered) leaves
+        reads and actions to the last page still open."""
+        if not self.page.is_closed():
+            return
+        still_open = [page for page in self.pages.values() if not page.is_closed()]
+        if still_open:
+            self.page = still_open[-1]
+
     def switch_to(self, page_id: str) -> None:
         page = self.pages.get(page_id)
         if page is None or page.is_closed():
