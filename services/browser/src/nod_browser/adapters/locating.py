@@ -47,8 +47,9 @@ COUNT = f"""([selectors, marks]) => {{
     if (found.length !== 1) return [found.length, 0];
     const first = found[0];
     const group = first.getAttribute({BOX_ATTRIBUTE});
+    const inGroup = `[${{{BOX_ATTRIBUTE}}}="${{group}}"]`;
     const boxes = group && group === first.getAttribute("data-nod-ref")
-      ? Array.from(first.getRootNode().querySelectorAll(`[${{{BOX_ATTRIBUTE}}}="${{group}}"]`)) : [];
+      ? Array.from(first.getRootNode().querySelectorAll(inGroup)) : [];
     if (marks[i]) for (const el of boxes.length ? boxes : found) ({ADD_MARK})(el, marks[i]);
     return [1, boxes.length];
   }});
@@ -82,13 +83,12 @@ async def locate_all(
         else:
             by_frame[ref.frame_id].append(field)
     frames = {frame_id: frame_ids.frame_of(page, frame_id) for frame_id in by_frame}
+    counting = (
+        _count_refs(frames[frame_id], [targets[n] for n in names], [marks.get(n) for n in names])
+        for frame_id, names in by_frame.items()
+    )
     ref_counts, css_counts = await asyncio.gather(
-        asyncio.gather(
-            *(
-                _count_refs(frames[frame_id], [targets[f] for f in fields], [marks.get(f) for f in fields])
-                for frame_id, fields in by_frame.items()
-            )
-        ),
+        asyncio.gather(*counting),
         asyncio.gather(*(_count_css(page, targets[field]) for field in selectors)),
     )
     counts: dict[str, tuple[int | None, int]] = {}

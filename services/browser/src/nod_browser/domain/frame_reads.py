@@ -80,7 +80,8 @@ def merge(reads: list[FrameRead], limits: dict[str, int]) -> dict:
             page[check] = page[check] or bool(raw[check])
         if raw["text"]:
             # What a frame shows is told apart from the page's own text.
-            texts.append(raw["text"] if frame_id == MAIN_FRAME else f"[frame {frame_id}] {raw['text']}")
+            shown = raw["text"] if frame_id == MAIN_FRAME else f"[frame {frame_id}] {raw['text']}"
+            texts.append(shown)
         truncated = truncated or raw["textTruncated"]
     page["fields"] = page["fields"][: limits["maxFields"]]
     page["controls"] = page["controls"][: limits["maxControls"]]
