@@ -62,8 +62,8 @@ RULES = (
     PrivateFieldRule(
         CARD_SECURITY_CODE,
         autocomplete=("cc-csc",),
-        name_pattern=r"cvc|cvv|csc|security.?code",
-        label_pattern=r"\b(cvc|cvv|csc)\b|security code",
+        name_pattern=r"cvc|cvv|csc|ccv|security.?code",
+        label_pattern=r"\b(cvc|cvv|csc|ccv)\b|security code",
     ),
     PrivateFieldRule(CARD_OTHER, autocomplete_prefixes=("cc-",), name_pattern=r"card|^cc|cc[-_]"),
     PrivateFieldRule(
