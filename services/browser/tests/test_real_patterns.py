@@ -5,12 +5,15 @@ flow. Each test checks what a caller reads and what the sites received."""
 import hashlib
 from urllib.parse import urlparse
 
+import grpc
 import pyotp
 
 from nod.browser.v1 import browser_pb2 as pb
 from nod.claims.v1 import claims_pb2
 from nodtest.browser import browser_open, enter_request, poll, put_shop_login
 from nodtest.claims import CANARY_CARD, CANARY_PASSWORD, put_card
+
+from .test_sessions import refused
 
 SUBMITTED = claims_pb2.CLAIM_STATE_SUBMITTED
 
@@ -330,3 +333,25 @@ async def test_the_banks_popup_is_listed_turned_to_and_answered_once(
     after = await poll(confirmed, what="the shop's verdict")
     assert [p.page_id for p in after.pages] == ["p0"] and after.pages[0].current
     assert sites.count("bank_confirm") == 1 and sites.outcome("bank_confirm", "confirmed") == 1
+
+
+async def test_actions_in_a_frame_keep_the_runners_refusals(browser_stub, as_person, pattern_sites):
+    session_id, page = await browser_open(browser_stub, as_person, f"{pattern_sites.url}/checkout")
+    number = field_named(page, "cardnumber")
+
+    typed = await refused(
+        browser_stub.TypeText(
+            pb.TypeTextRequest(session_id=session_id, target=number.ref, text="4111"),
+            metadata=as_person,
+        )
+    )
+    gone = await refused(
+        browser_stub.Click(
+            pb.ClickRequest(session_id=session_id, target="f99.e1"), metadata=as_person
+        )
+    )
+
+    assert (typed.code, typed.field) == (grpc.StatusCode.INVALID_ARGUMENT, "target")
+    assert (gone.code, gone.reason) == (grpc.StatusCode.FAILED_PRECONDITION, "TARGET_NOT_FOUND")
+    after = await read(browser_stub, as_person, session_id)
+    assert not field_named(after, "cardnumber").filled
