@@ -68,6 +68,48 @@ async def wait_for_port(port: int, timeout_s: float = 30.0) -> None:
             await asyncio.sleep(0.1)
 
 
+def service_env(database_url: str) -> dict[str, str]:
+    return {
+        "NOD_DATABASE_URL": database_url,
+        "NOD_SERVICE_TOKEN": TOKEN.get_secret_value(),
+        "NOD_VAULT_KEY": base64.b64encode(os.urandom(32)).decode(),
+    }
+
+
+async def start_claims_and_browser(
+    env: dict[str, str], processes: list[subprocess.Popen]
+) -> tuple[str, str]:
+    """A claims service and a browser runner as their own processes (as
+    deployed), added to `processes`; their addresses once both serve."""
+    await asyncio.to_thread(run_migrate, "nod_claims", env)
+    claims_addr = f"127.0.0.1:{free_port()}"
+    browser_addr = f"127.0.0.1:{free_port()}"
+    processes.append(
+        start(
+            "nod_claims",
+            ["serve"],
+            env | {"NOD_CLAIMS_LISTEN": claims_addr, "NOD_INSTANCE_ID": "bench-claims"},
+            "claims.log",
+        )
+    )
+    processes.append(
+        start(
+            "nod_browser",
+            ["serve"],
+            env
+            | {
+                "NOD_BROWSER_LISTEN": browser_addr,
+                "NOD_CLAIMS_ADDR": claims_addr,
+                "NOD_INSTANCE_ID": "bench-browser",
+            },
+            "browser.log",
+        )
+    )
+    await wait_until_serving(claims_addr)
+    await wait_until_serving(browser_addr)
+    return claims_addr, browser_addr
+
+
 def percentiles(seconds: list[float]) -> tuple[float, float]:
     ordered = sorted(seconds)
     p99 = ordered[max(int(len(ordered) * 0.99) - 1, 0)]
@@ -173,36 +215,9 @@ async def main() -> None:
     processes: list[subprocess.Popen] = []
     chromium = None
     try:
-        env = {
-            "NOD_DATABASE_URL": database_url,
-            "NOD_SERVICE_TOKEN": TOKEN.get_secret_value(),
-            "NOD_VAULT_KEY": base64.b64encode(os.urandom(32)).decode(),
-        }
-        await asyncio.to_thread(run_migrate, "nod_claims", env)
-        claims_addr = f"127.0.0.1:{free_port()}"
-        browser_addr = f"127.0.0.1:{free_port()}"
+        env = service_env(database_url)
+        claims_addr, browser_addr = await start_claims_and_browser(env, processes)
         shop_port = free_port()
-        processes.append(
-            start(
-                "nod_claims",
-                ["serve"],
-                env | {"NOD_CLAIMS_LISTEN": claims_addr, "NOD_INSTANCE_ID": "bench-claims"},
-                "claims.log",
-            )
-        )
-        processes.append(
-            start(
-                "nod_browser",
-                ["serve"],
-                env
-                | {
-                    "NOD_BROWSER_LISTEN": browser_addr,
-                    "NOD_CLAIMS_ADDR": claims_addr,
-                    "NOD_INSTANCE_ID": "bench-browser",
-                },
-                "browser.log",
-            )
-        )
         processes.append(
             start(
                 "nod_demo.shop",
@@ -212,8 +227,6 @@ async def main() -> None:
             )
         )
         shop_url = f"http://127.0.0.1:{shop_port}"
-        await wait_until_serving(claims_addr)
-        await wait_until_serving(browser_addr)
         await wait_for_port(shop_port)
 
         chromium = await Chromium.launch()

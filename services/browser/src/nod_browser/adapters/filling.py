@@ -22,12 +22,13 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from playwright.async_api import Error, Locator, Page
+from playwright.async_api import Error, Frame, Locator, Page
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from nod_browser.adapters.locating import ADD_MARK
 from nod_browser.adapters.request_guard import SubmitAnswers
 from nod_browser.domain.card_expiry import EXPIRY_PARTS, Option, pick_option
+from nod_browser.domain.code_boxes import CodeDoesNotFit, split_code
 from nod_browser.domain.entry import SHOWN_BACK_FREELY, MissingValue, value_for
 from nod_browser.domain.private_fields import ENTERED_ATTRIBUTE
 from nod_browser.domain.shown_back import EnteredValues
@@ -62,6 +63,10 @@ class Placement:
     target: str  # as the caller gave it: an element ref or a CSS selector
     element: Locator
     mark: str  # this entry's private mark for the field's element
+    # The frame the element is in (a ref names it; a CSS target: the page's).
+    frame: Frame
+    # A one-time code split over boxes: how many (0: one element takes the value).
+    boxes: int = 0
 
 
 def entry_marks(names: list[str]) -> dict[str, str]:
@@ -81,7 +86,7 @@ async def mark_private(page: Page, places: list[Placement]) -> list[Locator]:
             if not done:
                 # A CSS target only Playwright's engine finds (e.g. in a shadow root).
                 await place.element.evaluate(ADD_MARK, place.mark)
-    return [page.locator(f'[{ENTERED_ATTRIBUTE}~="{place.mark}"]') for place in places]
+    return [place.frame.locator(f'[{ENTERED_ATTRIBUTE}~="{place.mark}"]') for place in places]
 
 
 async def fill_and_press(
@@ -102,6 +107,8 @@ async def fill_and_press(
     while its fields were filled), while the click still waits for the page."""
     timeout_ms = action_timeout_s * 1000
     values = [value_for(place.name, grant.secret_fields) for place in places]
+    # A code that does not fit its boxes stops the entry before any keystroke.
+    split = [split_code(v, p.boxes) if p.boxes else [] for p, v in zip(places, values, strict=True)]
     for place, value in zip(places, values, strict=True):
         if place.name not in SHOWN_BACK_FREELY:
             entered.remember(value)  # before the first keystroke
@@ -113,14 +120,18 @@ async def fill_and_press(
             await _option_for(place.name, field, value)
             for place, field, value in zip(places, fields, values, strict=True)
         ]
-        for place, field, value, choice in zip(places, fields, values, choices, strict=True):
+        filling = zip(places, fields, values, split, choices, strict=True)
+        for place, field, value, characters, choice in filling:
             progress["stage"] = f"filling {place.name}"
-            if choice is None:
-                await field.fill(value, timeout=timeout_ms)
-            else:
+            if characters:
+                await _fill_boxes(field, characters, timeout_ms)
+            elif choice is not None:
                 await field.select_option(value=choice.value, timeout=timeout_ms)
+            else:
+                await field.fill(value, timeout=timeout_ms)
     finally:
         values.clear()
+        split.clear()
     if submit is not None:
         progress["stage"] = "pressing submit"
         # The click waits for the navigation it starts; a site that holds or
@@ -144,6 +155,12 @@ async def _option_for(name: str, field: Locator, value: str) -> Option | None:
     return option
 
 
+async def _fill_boxes(boxes: Locator, characters: list[str], timeout_ms: float) -> None:
+    """One character per box, in order; each box carries the entry's mark."""
+    for n, character in enumerate(characters):
+        await boxes.nth(n).fill(character, timeout=timeout_ms)
+
+
 def interrupted_reason(stage: str, error: BaseException) -> str:
     """Why an entry ended UNCERTAIN. Built from the error's kind only: an
     error's text could quote the page or a value."""
@@ -155,6 +172,8 @@ def interrupted_reason(stage: str, error: BaseException) -> str:
         return f"the granted entry has no {error.name}; nothing was typed"
     if isinstance(error, NoMatchingOption):
         return f"no option of the {error.name} select matches the card; nothing was typed"
+    if isinstance(error, CodeDoesNotFit):
+        return f"{error}; nothing was typed"
     if isinstance(error, Error):
         return f"the page failed while {stage} ({type(error).__name__})"
     return f"unexpected error while {stage} ({type(error).__name__})"

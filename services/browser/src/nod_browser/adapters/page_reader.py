@@ -1,31 +1,52 @@
-"""Reading a page for a model. The script in read_page.js never returns a
-private field's value; this side masks those again, masks whatever the page
-shows back of the values the runner entered in the session, clips every
-string to its length, and runs each through nodkit's redactor, so nothing
-shaped like a card number gets out."""
+"""Reading a page for a model: the script in read_page.js reads each frame's
+document (the page itself and every iframe, same- or cross-origin), and
+domain/frame_reads.py makes one page of them. The script never returns a
+private field's value; this side masks those again, masks whatever any
+frame shows back of the values the runner entered in the session, clips
+every string to its length, and runs each through nodkit's redactor, so
+nothing shaped like a card number gets out."""
 
 import asyncio
 import json
 import pathlib
 from collections.abc import Callable
 
-from playwright.async_api import Error, Page
+from playwright.async_api import Error, Frame, Page
 
-from nod_browser.domain.private_fields import rules_for_the_page
+from nod_browser.adapters.frame_ids import FrameIds
+from nod_browser.domain.frame_reads import FrameRead, merge
+from nod_browser.domain.private_fields import CODE_BOX_ATTRIBUTE, rules_for_the_page
 from nodkit.errors import Unavailable
 from nodkit.redaction import redact_value
 
 HERE = pathlib.Path(__file__).parent
-PRIVATE_FIELD = (
-    (HERE / "private_field.js")
+RULES = json.dumps(rules_for_the_page())
+PRIVATE_FIELD = (HERE / "private_field.js").read_text().replace("__PRIVATE_FIELD_RULES__", RULES)
+SCRIPT = (
+    (HERE / "read_page.js")
     .read_text()
-    .replace("__PRIVATE_FIELD_RULES__", json.dumps(rules_for_the_page()))
+    .replace("__PRIVATE_FIELD__", PRIVATE_FIELD)
+    .replace("__PRIVATE_FIELD_RULES__", RULES)
+    .replace("__CODE_BOX_ATTRIBUTE__", CODE_BOX_ATTRIBUTE)
 )
-SCRIPT = (HERE / "read_page.js").read_text().replace("__PRIVATE_FIELD__", PRIVATE_FIELD)
 ATTEMPTS = 3
-COUNTS = {"maxFields": 200, "maxControls": 300, "maxNotices": 20}
+COUNTS = {"maxFields": 200, "maxControls": 300, "maxNotices": 20, "maxHeadings": 30}
+# Per document: how many elements are looked at, how many choices a select shows.
+DOCUMENT_LIMITS = {"maxElements": 20_000, "maxOptions": 50}
 # How much of each string a read shows.
-CLIP = {"label": 200, "placeholder": 200, "value": 500, "control": 200, "notice": 500}
+CLIP = {
+    "label": 200,
+    "placeholder": 200,
+    "value": 500,
+    "control": 200,
+    "notice": 500,
+    "heading": 200,
+    "option": 100,
+}
+# An iframe that does not answer in this long is left out of the read (an
+# ad, a frame still loading); the page itself is waited for as long as a read is.
+FRAME_TIMEOUT_S = 2.0
+MAX_FRAMES = 20
 
 Mask = Callable[[str], str]
 
@@ -40,6 +61,7 @@ def finish(raw: dict, mask: Mask, max_text: int) -> dict:
         field["value"] = "" if field["masked"] else shown(field["value"], CLIP["value"])
         field["label"] = shown(field["label"], CLIP["label"])
         field["placeholder"] = shown(field["placeholder"], CLIP["placeholder"])
+        field["options"] = [shown(option, CLIP["option"]) for option in field.get("options", [])]
     for control in raw["controls"]:
         control["text"] = shown(control["text"], CLIP["control"])
         control["href"] = shown(control["href"])
@@ -47,6 +69,9 @@ def finish(raw: dict, mask: Mask, max_text: int) -> dict:
         notice["text"] = shown(notice["text"], CLIP["notice"])
     for form in raw["forms"]:
         form["action"] = shown(form["action"])
+    raw["headings"] = [shown(heading, CLIP["heading"]) for heading in raw.get("headings", [])]
+    for frame in raw.get("frames", []):
+        frame.update(url=shown(frame["url"]), title=shown(frame["title"], CLIP["label"]))
     raw.update(
         url=shown(raw["url"]),
         title=shown(raw["title"]),
@@ -68,21 +93,53 @@ def _mask_card_numbers(value):
     return value
 
 
-async def read_page(page: Page, *, mask: Mask, reach: int, max_text: int, timeout_s: float) -> dict:
-    """`mask` hides the values entered in the session; each string is read
-    `reach` characters longer than shown, so a value at its edge is masked whole."""
-    limits = {"maxText": max_text, "clip": CLIP, "slack": reach, **COUNTS}
+async def read_page(
+    page: Page, frame_ids: FrameIds, *, mask: Mask, reach: int, max_text: int, timeout_s: float
+) -> dict:
+    """Reads every frame of the page. `mask` hides the values entered in the
+    session; each string is read `reach` characters longer than shown, so a
+    value at its edge is masked whole."""
+    limits = {"maxText": max_text, "clip": CLIP, "slack": reach, **COUNTS, **DOCUMENT_LIMITS}
     for _ in range(ATTEMPTS):
         try:
             async with asyncio.timeout(timeout_s):
-                raw = await page.evaluate(SCRIPT, limits)
-            return finish(raw, mask, max_text)
+                main = await page.main_frame.evaluate(SCRIPT, limits)
+                if main is None:
+                    raise Error("the document has no root yet")
+                others = await _read_frames(page, frame_ids, limits)
+            reads = [FrameRead("f0", "", "", main), *others]
+            return finish(merge(reads, COUNTS), mask, max_text)
         except Error:
             # The page navigated while it was read; reading is safe to repeat.
             await settle(page, timeout_s)
         except TimeoutError:
             break
     raise Unavailable("the page could not be read in time", reason="PAGE_NOT_READABLE")
+
+
+async def _read_frames(page: Page, frame_ids: FrameIds, limits: dict) -> list[FrameRead]:
+    """The iframes' reads, side by side; one that is gone, failing or slow
+    is left out (the page itself is what a read must have)."""
+    frame_ids.forget_detached()
+    frames = [f for f in page.frames[1 : MAX_FRAMES + 1] if not f.is_detached()]
+    reads = await asyncio.gather(*(_read_frame(f, frame_ids, limits) for f in frames))
+    return [read for read in reads if read is not None]
+
+
+async def _read_frame(frame: Frame, frame_ids: FrameIds, limits: dict) -> FrameRead | None:
+    frame_id = frame_ids.id_of(frame)
+    parent = frame.parent_frame
+    try:
+        async with asyncio.timeout(FRAME_TIMEOUT_S):
+            raw = await frame.evaluate(SCRIPT, limits)
+            if raw is None:
+                return None
+            element = await frame.frame_element()
+            title = await element.evaluate("(el) => el.title || el.name || ''")
+    except (Error, TimeoutError):
+        return None
+    parent_id = frame_ids.id_of(parent) if parent is not None else ""
+    return FrameRead(frame_id, parent_id, title, raw)
 
 
 async def settle(page: Page, timeout_s: float) -> None:

@@ -8,10 +8,20 @@
   const form = el.form || el.closest("form");
   const named = (pattern) => pattern !== "" && new RegExp(pattern, "i").test(name);
   const inPaymentForm = () => !!form && !!form.querySelector(paymentForm);
+  let label = null;  // read only when a rule asks for it
+  const labelText = () => {
+    if (label === null) {
+      const labels = el.labels ? Array.from(el.labels).map((l) => l.textContent).join(" ") : "";
+      label = [labels, el.getAttribute("aria-label"), el.getAttribute("placeholder")].join(" ");
+    }
+    return label;
+  };
+  const labelled = (pattern) => pattern !== "" && new RegExp(pattern, "i").test(labelText());
   for (const rule of rules) {
     if (rule.input_types.includes(el.type) || rule.autocomplete.includes(autocomplete) ||
         rule.autocomplete_prefixes.some((prefix) => autocomplete.startsWith(prefix)) ||
         named(rule.name_pattern) || (named(rule.name_pattern_in_payment_form) && inPaymentForm()) ||
+        labelled(rule.label_pattern) ||
         (rule.attribute !== "" && el.hasAttribute(rule.attribute))) {
       return rule.reason;
     }

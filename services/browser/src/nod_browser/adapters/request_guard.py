@@ -6,6 +6,10 @@ submissions). So a context's requests with any method but GET/HEAD/OPTIONS
 are sent by Playwright's own HTTP client instead, with no retries and no
 redirects followed, and the answer (or the failure) is handed to the page.
 
+The guard is routed on the context, so it sees every frame of every page:
+a hosted card frame posting to its own origin, and a popup or tab the site
+opens (whose first request a page's route would miss).
+
 Because the guard sends them, it is also the first to know that the site
 answered one: SubmitAnswers tells an entry waiting on its submit click at
 that moment, before the page has taken the answer and loaded what follows.
@@ -32,8 +36,9 @@ class _Waiting:
 
 class SubmitAnswers:
     """Calls back, once, when the site has answered a form submission of a
-    page: an unsafe request that navigates the page's main frame (a form's
-    POST, not a script's fetch or beacon)."""
+    page: an unsafe request that navigates one of the page's frames (a
+    form's POST, also from inside an iframe, not a script's fetch or
+    beacon), or a page that page opened (a form sent to a new window)."""
 
     def __init__(self) -> None:
         self._waiting: list[_Waiting] = []
@@ -52,16 +57,22 @@ class SubmitAnswers:
             if waiting in self._waiting:
                 self._waiting.remove(waiting)
 
-    def answered(self, request: Request) -> None:
+    async def answered(self, request: Request) -> None:
         if not self._waiting or not request.is_navigation_request():
             return
         try:
-            frame = request.frame
+            navigated = request.frame.page
         except Error:
             return  # not a page's request (a service worker's)
-        if frame.parent_frame is not None:
-            return
-        for waiting in [w for w in self._waiting if w.page == frame.page]:
+        pages = {navigated}
+        if not any(w.page is navigated for w in self._waiting):
+            try:
+                opener = await navigated.opener()
+            except Error:
+                opener = None
+            if opener is not None:
+                pages.add(opener)
+        for waiting in [w for w in self._waiting if w.page in pages]:
             self._waiting.remove(waiting)
             waiting.on_answer()
 
@@ -96,5 +107,5 @@ async def _send_once(route: Route, timeout_s: float, answers: SubmitAnswers) -> 
         )
         await route.abort("connectionreset")
         return
-    answers.answered(route.request)
+    await answers.answered(route.request)
     await route.fulfill(response=response)

@@ -34,7 +34,9 @@ class BrowserServicer(browser_pb2_grpc.BrowserServiceServicer):
 
     def _session(self, session_id: str) -> Session:
         owner = current_user()
-        return self._sessions.get(owner, validation.uuid_id("session_id", session_id))
+        session = self._sessions.get(owner, validation.uuid_id("session_id", session_id))
+        session.leave_closed_page()
+        return session
 
     async def _page(self, session: Session, *, settle: bool = False) -> pb.Page:
         page = await session.run(browsing.read(session, self._settings, settle=settle))

@@ -51,7 +51,7 @@ async def navigate(session: Session, url: str, settings: BrowserSettings) -> Non
 
 
 async def click(session: Session, target: str, settings: BrowserSettings) -> None:
-    element = await locate_one(session.page, "target", target)
+    element = await locate_one(session.page, session.frames, "target", target)
     try:
         await element.click(timeout=settings.action_timeout_s * 1000)
     except PlaywrightTimeout:
@@ -64,7 +64,7 @@ async def click(session: Session, target: str, settings: BrowserSettings) -> Non
 
 
 async def type_text(session: Session, target: str, text: str, settings: BrowserSettings) -> None:
-    element = await locate_one(session.page, "target", target)
+    element = await locate_one(session.page, session.frames, "target", target)
     if await element.evaluate(PRIVATE_FIELD):
         raise InvalidArgument(
             "target", "is a private field; private values go in with EnterPrivate"
@@ -81,10 +81,12 @@ async def read(session: Session, settings: BrowserSettings, *, settle: bool = Fa
     """settle: first wait (bounded) for the page to load and its network to
     go quiet: the read after a submission, whose next page may still be
     loading (a read then sees only its title, and judges nothing)."""
+    session.leave_closed_page()
     if settle:
         await quiet(session.page, settings.action_timeout_s, settings.settle_s)
     page = await read_page(
         session.page,
+        session.frames,
         mask=session.entered.mask,
         reach=session.entered.reach,
         max_text=settings.max_page_text,

@@ -29,8 +29,8 @@ from nod_browser.adapters.locating import locate_all
 from nod_browser.app.claim_ends import ClaimEnds
 from nod_browser.app.entry_claims import EntryClaims
 from nod_browser.app.sessions import Session
-from nod_browser.domain.addresses import origin_of
-from nod_browser.domain.entry import EntryRequest, code_valid_from
+from nod_browser.domain.addresses import entry_origin, origin_of
+from nod_browser.domain.entry import EntryKind, EntryRequest, code_valid_from
 from nod_browser.settings import BrowserSettings
 from nodkit.errors import DomainError, FailedPrecondition
 from nodkit.logging import get_logger
@@ -80,16 +80,27 @@ class PrivateEntries:
         try:
             async with asyncio.timeout(self._settings.action_timeout_s):
                 found = await locate_all(
-                    session.page, targets, {f"fields.{name}": marks[name] for name, _ in fields}
+                    session.page,
+                    session.frames,
+                    targets,
+                    {f"fields.{name}": marks[name] for name, _ in fields},
                 )
         except TimeoutError:
             raise FailedPrecondition(
                 "the page is still loading; read it again", reason="PAGE_BUSY"
             ) from None
-        places = [
-            Placement(name, target, found[f"fields.{name}"], marks[name]) for name, target in fields
-        ]
-        return origin, places, found.get("submit")
+        places = []
+        for name, target in fields:
+            at = found[f"fields.{name}"]
+            places.append(Placement(name, target, at.element, marks[name], at.frame, at.boxes))
+        # A saved login goes only to its site: the frame holding its fields.
+        origin = entry_origin(
+            origin,
+            [origin_of(place.frame.url) for place in places],
+            site_bound=request.kind == EntryKind.SAVED_LOGIN,
+        )
+        submit = found.get("submit")
+        return origin, places, submit.element if submit is not None else None
 
     async def _enter_granted(self, session, grant, places, submit) -> claims_pb2.Claim:
         claim_id = grant.claim.id

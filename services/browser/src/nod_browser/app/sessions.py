@@ -14,6 +14,7 @@ from typing import TypeVar
 
 from playwright.async_api import BrowserContext, Page
 
+from nod_browser.adapters.frame_ids import FrameIds
 from nod_browser.adapters.request_guard import SubmitAnswers
 from nod_browser.domain.shown_back import EnteredValues
 from nodkit import context as call_context
@@ -45,6 +46,8 @@ class Session:
     # Every page of the session by its id ("p0" first), in the order the
     # site opened them; `page` is the current one.
     pages: dict[str, Page] = field(default_factory=dict)
+    # The ids its reads gave the frames ("f1", ...), which its actions resolve.
+    frames: FrameIds = field(default_factory=FrameIds)
 
     def __post_init__(self) -> None:
         self.pages["p0"] = self.page
@@ -56,6 +59,15 @@ class Session:
 
     def page_id(self, page: Page | None) -> str:
         return next((pid for pid, known in self.pages.items() if known is page), "")
+
+    def leave_closed_page(self) -> None:
+        """A page that closed itself (a bank's popup, once answered) leaves
+        reads and actions to the last page still open."""
+        if not self.page.is_closed():
+            return
+        still_open = [page for page in self.pages.values() if not page.is_closed()]
+        if still_open:
+            self.page = still_open[-1]
 
     def switch_to(self, page_id: str) -> None:
         page = self.pages.get(page_id)

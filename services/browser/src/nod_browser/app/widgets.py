@@ -28,7 +28,7 @@ def check_key(key: str) -> str:
 async def select_option(
     session: Session, target: str, option: str, settings: BrowserSettings
 ) -> None:
-    element = await locate_one(session.page, "target", target)
+    element = await locate_one(session.page, session.frames, "target", target)
     timeout_ms = settings.action_timeout_s * 1000
     for choice in ({"label": option}, {"value": option}):
         try:
@@ -43,7 +43,7 @@ async def select_option(
 async def set_checked(
     session: Session, target: str, checked: bool, settings: BrowserSettings
 ) -> None:
-    element = await locate_one(session.page, "target", target)
+    element = await locate_one(session.page, session.frames, "target", target)
     try:
         await element.set_checked(checked, timeout=settings.action_timeout_s * 1000)
     except Error:
@@ -57,7 +57,7 @@ async def press_key(session: Session, target: str, key: str, settings: BrowserSe
     timeout_ms = settings.action_timeout_s * 1000
     try:
         if target:
-            element = await locate_one(session.page, "target", target)
+            element = await locate_one(session.page, session.frames, "target", target)
             await element.press(key, timeout=timeout_ms)
         else:
             await session.page.keyboard.press(key)
@@ -71,7 +71,7 @@ async def press_key(session: Session, target: str, key: str, settings: BrowserSe
 
 async def scroll(session: Session, target: str, pages: int, settings: BrowserSettings) -> None:
     if target:
-        element = await locate_one(session.page, "target", target)
+        element = await locate_one(session.page, session.frames, "target", target)
         await element.scroll_into_view_if_needed(timeout=settings.action_timeout_s * 1000)
         return
     if not -MAX_SCROLL_PAGES <= pages <= MAX_SCROLL_PAGES:

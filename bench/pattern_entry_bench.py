@@ -1,0 +1,350 @@
+"""EnterPrivate beside a bare Playwright fill on nodtest.patterns' pages: the
+way real sites build a step (hosted card fields in a cross-origin frame, a
+code over six boxes, a sign-in in a shadow root, one behind a cookie
+banner, one in two steps).
+
+A claims service and a browser runner as their own processes, as
+enter_private_bench.py starts them; the pattern sites run in this process
+(nodtest.patterns, a shop and a cross-origin card host), and a bare
+Playwright drives Chromium launched the way the runner launches it. Each
+round enters the same values into the same fields of the same page once
+with EnterPrivate (claim, fill, press, MarkSubmitted) and once bare (fill
+each field, click). The page is loaded and read before each entry,
+untimed; rounds alternate the two.
+
+BENCH_PATTERN_ENTRIES (default 20) rounds per pattern after
+BENCH_PATTERN_WARMUP (default 3).
+"""
+
+import asyncio
+import os
+import subprocess
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from importlib.metadata import version
+
+import pyotp
+from enter_private_bench import (
+    LOGS,
+    TOKEN,
+    percentiles,
+    service_env,
+    start_claims_and_browser,
+)
+from playwright.async_api import Page
+
+from nod.browser.v1 import browser_pb2 as bpb
+from nod.browser.v1 import browser_pb2_grpc
+from nod.claims.v1 import claims_pb2 as cpb
+from nod.claims.v1 import claims_pb2_grpc
+from nod_browser.adapters.chromium import Chromium
+from nodkit.client import call_metadata, open_channel
+from nodtest.database import create_test_database, drop_test_database
+from nodtest.patterns import PatternSites, start_patterns
+
+ENTRIES = int(os.environ.get("BENCH_PATTERN_ENTRIES", "20"))
+WARMUP = int(os.environ.get("BENCH_PATTERN_WARMUP", "3"))
+CARD = {"number": "4111111111111111", "expiry": "12/29"}
+SECURITY_CODE = "737"
+
+
+def field_ref(page: bpb.Page, name: str) -> str:
+    return next(f.ref for f in page.fields if f.name == name)
+
+
+def control_ref(page: bpb.Page, text: str) -> str:
+    return next(c.ref for c in page.controls if c.text.startswith(text))
+
+
+class Runner:
+    """EnterPrivate through the browser runner, the way tasks calls it."""
+
+    def __init__(self, browser_addr: str, claims_addr: str, sites: PatternSites) -> None:
+        self.meta = call_metadata(TOKEN, "bench-person")
+        self.sites = sites
+        self._channels = [open_channel(browser_addr), open_channel(claims_addr)]
+        self.browser = browser_pb2_grpc.BrowserServiceStub(self._channels[0])
+        self.vault = claims_pb2_grpc.VaultServiceStub(self._channels[1])
+
+    async def open(self) -> None:
+        login = cpb.VaultItem(
+            kind=cpb.ENTRY_KIND_SAVED_LOGIN,
+            label="patterns",
+            origin=self.sites.url,
+            fields={"username": self.sites.state.username, "password": self.sites.state.password},
+        )
+        card = cpb.VaultItem(kind=cpb.ENTRY_KIND_CARD, label="visa", fields=CARD)
+        self.login_id = (
+            await self.vault.PutItem(cpb.PutItemRequest(item=login), metadata=self.meta)
+        ).item.id
+        self.card_id = (
+            await self.vault.PutItem(cpb.PutItemRequest(item=card), metadata=self.meta)
+        ).item.id
+        opened = await self.browser.OpenSession(
+            bpb.OpenSessionRequest(task_id="bench-task"), metadata=self.meta
+        )
+        self.session_id = opened.session_id
+
+    async def go(self, path: str) -> bpb.Page:
+        request = bpb.NavigateRequest(session_id=self.session_id, url=self.sites.url + path)
+        return (await self.browser.Navigate(request, metadata=self.meta, timeout=30)).page
+
+    async def read(self) -> bpb.Page:
+        request = bpb.ReadPageRequest(session_id=self.session_id, settle=True)
+        return (await self.browser.ReadPage(request, metadata=self.meta, timeout=30)).page
+
+    async def private_entry(self, kind: int, fields: dict[str, str]) -> str:
+        request = cpb.PutPrivateEntryRequest(task_id="bench-task", kind=kind, fields=fields)
+        return (await self.vault.PutPrivateEntry(request, metadata=self.meta)).id
+
+    async def enter(
+        self, kind: int, item_id: str, fields: dict[str, str], submit: str, **extra
+    ) -> float:
+        request = bpb.EnterPrivateRequest(
+            session_id=self.session_id,
+            operation_id=f"bench-{uuid.uuid4().hex}",
+            kind=kind,
+            item_id=item_id,
+            fields=fields,
+            submit=submit,
+            **extra,
+        )
+        started = time.perf_counter()
+        reply = await self.browser.EnterPrivate(request, metadata=self.meta, timeout=60)
+        elapsed = time.perf_counter() - started
+        if not reply.entered or reply.claim.state != cpb.CLAIM_STATE_SUBMITTED:
+            raise RuntimeError(
+                f"EnterPrivate did not submit: {reply.claim.state} {reply.claim.reason}"
+            )
+        return elapsed
+
+    # --- one entry per pattern (only EnterPrivate timed) ---
+
+    async def hosted_card(self) -> float:
+        page = await self.go("/checkout")
+        code_id = await self.private_entry(
+            cpb.ENTRY_KIND_SECURITY_CODE, {"security_code": SECURITY_CODE}
+        )
+        fields = {
+            "number": field_ref(page, "cardnumber"),
+            "expiry": field_ref(page, "exp-date"),
+            "security_code": field_ref(page, "cvc"),
+        }
+        return await self.enter(
+            cpb.ENTRY_KIND_CARD,
+            self.card_id,
+            fields,
+            control_ref(page, "Pay"),
+            companion_entry_id=code_id,
+        )
+
+    async def six_box_code(self) -> float:
+        page = await self.go("/code")
+        self.sites.state.last_code_step = -1  # each round's code is accepted
+        code = pyotp.TOTP(self.sites.state.totp_seed).now()
+        entry_id = await self.private_entry(cpb.ENTRY_KIND_ONE_TIME_CODE, {"code": code})
+        boxes = next(f.ref for f in page.fields if f.type == "code_boxes")
+        return await self.enter(
+            cpb.ENTRY_KIND_ONE_TIME_CODE, entry_id, {"code": boxes}, control_ref(page, "Verify")
+        )
+
+    async def shadow_login(self) -> float:
+        page = await self.go("/shadow-login")
+        return await self._login(page, "Sign in")
+
+    async def banner_login(self) -> float:
+        page = await self.go("/banner-login")
+        if page.overlay_present:  # the first time: the banner, accepted untimed
+            click = bpb.ClickRequest(
+                session_id=self.session_id, target=control_ref(page, "Accept all")
+            )
+            page = (await self.browser.Click(click, metadata=self.meta)).page
+        return await self._login(page, "Sign in")
+
+    async def two_step(self) -> float:
+        page = await self.go("/two-step")
+        first = await self.enter(
+            cpb.ENTRY_KIND_SAVED_LOGIN,
+            self.login_id,
+            {"username": field_ref(page, "username")},
+            control_ref(page, "Next"),
+        )
+        page = await self.read()
+        second = await self.enter(
+            cpb.ENTRY_KIND_SAVED_LOGIN,
+            self.login_id,
+            {"password": field_ref(page, "password")},
+            control_ref(page, "Sign in"),
+        )
+        return first + second
+
+    async def _login(self, page: bpb.Page, submit: str) -> float:
+        fields = {"username": field_ref(page, "username"), "password": field_ref(page, "password")}
+        return await self.enter(
+            cpb.ENTRY_KIND_SAVED_LOGIN, self.login_id, fields, control_ref(page, submit)
+        )
+
+    async def close(self) -> None:
+        for channel in self._channels:
+            await channel.close()
+
+
+class Bare:
+    """Playwright alone: the same fields filled, the same button clicked."""
+
+    def __init__(self, chromium: Chromium, sites: PatternSites) -> None:
+        self._chromium = chromium
+        self.sites = sites
+
+    async def open(self) -> None:
+        self._context = await self._chromium.new_context()
+        self.page: Page = await self._context.new_page()
+
+    async def go(self, path: str) -> Page:
+        await self.page.goto(self.sites.url + path, wait_until="load")
+        return self.page
+
+    async def hosted_card(self) -> float:
+        page = await self.go("/checkout")
+        card = page.frame_locator("#card-frame")
+        await card.locator("#cardnumber").wait_for()
+        started = time.perf_counter()
+        await card.locator("#cardnumber").fill(CARD["number"])
+        await card.locator("#exp-date").fill(CARD["expiry"])
+        await card.locator("#cvc").fill(SECURITY_CODE)
+        await card.locator("button[type=submit]").click()
+        return time.perf_counter() - started
+
+    async def six_box_code(self) -> float:
+        page = await self.go("/code")
+        self.sites.state.last_code_step = -1
+        code = pyotp.TOTP(self.sites.state.totp_seed).now()
+        started = time.perf_counter()
+        boxes = page.locator("input.digit")
+        for n, digit in enumerate(code):
+            await boxes.nth(n).fill(digit)
+        await page.locator("button[type=submit]").click()
+        return time.perf_counter() - started
+
+    async def shadow_login(self) -> float:
+        page = await self.go("/shadow-login")
+        return await self._login(page, page.locator("nod-sign-in #submit"))
+
+    async def banner_login(self) -> float:
+        page = await self.go("/banner-login")
+        accept = page.locator("[data-consent=all]")
+        if await accept.count():
+            await accept.click()  # untimed, as the runner's
+        return await self._login(page, page.locator("#login button[type=submit]"))
+
+    async def two_step(self) -> float:
+        page = await self.go("/two-step")
+        started = time.perf_counter()
+        await page.locator("#username").fill(self.sites.state.username)
+        await page.locator("button[type=submit]").click()
+        await page.wait_for_url("**/two-step/password**")
+        await page.locator("#password").fill(self.sites.state.password)
+        await page.locator("button[type=submit]").click()
+        return time.perf_counter() - started
+
+    async def _login(self, page: Page, submit) -> float:
+        started = time.perf_counter()
+        await page.locator("#username").fill(self.sites.state.username)
+        await page.locator("#password").fill(self.sites.state.password)
+        await submit.click()
+        return time.perf_counter() - started
+
+    async def close(self) -> None:
+        await self._context.close()
+
+
+@dataclass(frozen=True)
+class Pattern:
+    name: str
+    # The forms the site counts per entry (nodtest.patterns.FORMS).
+    forms: tuple[str, ...]
+    runner: Callable[[Runner], Awaitable[float]]
+    bare: Callable[[Bare], Awaitable[float]]
+
+
+PATTERNS = (
+    Pattern("hosted card frames", ("hosted_card",), Runner.hosted_card, Bare.hosted_card),
+    Pattern("six-box code", ("six_box_code",), Runner.six_box_code, Bare.six_box_code),
+    Pattern("shadow-DOM sign-in", ("shadow_login",), Runner.shadow_login, Bare.shadow_login),
+    Pattern("banner sign-in", ("banner_login",), Runner.banner_login, Bare.banner_login),
+    Pattern(
+        "two-step sign-in",
+        ("two_step_username", "two_step_password"),
+        Runner.two_step,
+        Bare.two_step,
+    ),
+)
+
+
+async def measure(pattern: Pattern, runner: Runner, bare: Bare) -> tuple[list[float], list[float]]:
+    for _ in range(WARMUP):
+        await pattern.runner(runner)
+        await pattern.bare(bare)
+    entered, bared = [], []
+    for _ in range(ENTRIES):
+        entered.append(await pattern.runner(runner))
+        bared.append(await pattern.bare(bare))
+    return entered, bared
+
+
+async def wait_for_counts(sites: PatternSites, forms: tuple[str, ...], expected: int) -> None:
+    """The bare click returns before the site has the form: wait (bounded) for it."""
+    for _ in range(200):  # 10 s
+        if all(sites.count(form) >= expected for form in forms):
+            break
+        await asyncio.sleep(0.05)
+    received = {form: sites.count(form) for form in forms}
+    if any(count != expected for count in received.values()):
+        raise RuntimeError(f"the site received {received}, expected {expected} each")
+
+
+async def main() -> None:
+    LOGS.mkdir(parents=True, exist_ok=True)
+    database_url = create_test_database()
+    processes: list[subprocess.Popen] = []
+    chromium, sites = None, None
+    try:
+        claims_addr, browser_addr = await start_claims_and_browser(
+            service_env(database_url), processes
+        )
+        sites = await start_patterns()
+        chromium = await Chromium.launch()
+        runner, bare = Runner(browser_addr, claims_addr, sites), Bare(chromium, sites)
+        await runner.open()
+        await bare.open()
+        print(
+            f"EnterPrivate on pattern pages: {os.cpu_count()} cores, {ENTRIES} entries each"
+            f" (after {WARMUP} warm-up), playwright {version('playwright')}"
+        )
+        print(f"  {'pattern':<20} {'EnterPrivate p50':>17} {'bare p50':>10} {'ratio':>7}")
+        for pattern in PATTERNS:
+            entered, bared = await measure(pattern, runner, bare)
+            await wait_for_counts(sites, pattern.forms, 2 * (WARMUP + ENTRIES))
+            entry_p50, _ = percentiles(entered)
+            bare_p50, _ = percentiles(bared)
+            print(
+                f"  {pattern.name:<20} {entry_p50:14.1f} ms {bare_p50:7.1f} ms"
+                f" {entry_p50 / bare_p50:7.2f}"
+            )
+        await runner.close()
+        await bare.close()
+    finally:
+        if chromium is not None:
+            await chromium.close()
+        if sites is not None:
+            await sites.close()
+        for process in processes:
+            process.kill()
+            process.wait()
+        drop_test_database(database_url)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,99 @@
+"""Card fields each in a hosted frame of their own (as Stripe Elements and
+Braintree build them): EnterPrivate types each value into its own
+cross-origin frame, and the page is told only how much arrived."""
+
+import pytest
+from aiohttp import web
+
+from nod.claims.v1 import claims_pb2
+from nodtest.browser import browser_open, browser_read, enter_request, poll
+from nodtest.claims import CANARY_CARD, put_card
+
+# The page counts what each frame tells it it holds (lengths, never values).
+PAGE = """<!doctype html><title>Pay</title><h1>Pay</h1>
+<iframe name="number" src="{frame}/field?kind=number"></iframe>
+<iframe name="expiry" src="{frame}/field?kind=expiry"></iframe>
+<iframe name="cvc" src="{frame}/field?kind=cvc"></iframe>
+<p id="got"></p>
+<script>const got = {{}};
+addEventListener('message', (e) => {{ got[e.data.kind] = e.data.length;
+  document.getElementById('got').textContent =
+    Object.keys(got).sort().map((k) => k + ' ' + got[k]).join(', '); }});</script>"""
+FIELD = {
+    "number": '<label for="f">Card number</label><input id="f" autocomplete="cc-number">',
+    "expiry": '<input id="f" name="exp" autocomplete="cc-exp" aria-label="Expiry date">',
+    "cvc": '<input id="f" aria-label="CVC">',
+}
+FIELD_PAGE = """<!doctype html><title>{kind}</title>{field}
+<script>document.getElementById('f').addEventListener('input', (e) =>
+  parent.postMessage({{kind: '{kind}', length: e.target.value.length}}, '*'));</script>"""
+
+
+@pytest.fixture
+async def hosted_site():
+    urls = {}
+
+    async def page(request):
+        return web.Response(text=PAGE.format(frame=urls["frame"]), content_type="text/html")
+
+    async def field(request):
+        kind = request.query["kind"]
+        body = FIELD_PAGE.format(kind=kind, field=FIELD[kind])
+        return web.Response(text=body, content_type="text/html")
+
+    app = web.Application()
+    app.add_routes([web.get("/", page), web.get("/field", field)])
+    runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.5)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    port = runner.addresses[0][1]
+    urls.update(page=f"http://127.0.0.1:{port}/", frame=f"http://localhost:{port}")
+    yield urls
+    await runner.cleanup()
+
+
+async def test_each_card_value_goes_into_its_own_hosted_frame(
+    browser_stub, vault_stub, as_person, hosted_site
+):
+    card = await put_card(vault_stub, as_person)
+    code = await vault_stub.PutPrivateEntry(
+        claims_pb2.PutPrivateEntryRequest(
+            task_id="task-1",
+            kind=claims_pb2.ENTRY_KIND_SECURITY_CODE,
+            fields={"security_code": "737"},
+        ),
+        metadata=as_person,
+    )
+    session_id, page = await browser_open(browser_stub, as_person, hosted_site["page"])
+    kinds = {f.private_kind: f for f in page.fields}
+    assert set(kinds) == {"card_number", "card_expiry", "card_security_code"}
+    frames = {f.frame_id: f for f in page.frames}
+    assert len({f.frame_id for f in kinds.values()}) == 3
+    assert {frames[f.frame_id].title for f in kinds.values()} == {"number", "expiry", "cvc"}
+    assert all(frames[f.frame_id].origin.startswith("http://localhost:") for f in kinds.values())
+    request = enter_request(
+        session_id,
+        card.id,
+        claims_pb2.ENTRY_KIND_CARD,
+        {
+            "number": kinds["card_number"].ref,
+            "expiry": kinds["card_expiry"].ref,
+            "security_code": kinds["card_security_code"].ref,
+        },
+        "",
+        companion_entry_id=code.id,
+    )
+
+    reply = await browser_stub.EnterPrivate(request, metadata=as_person)
+
+    assert reply.entered and reply.claim.state == claims_pb2.CLAIM_STATE_SUBMITTED
+
+    async def told():
+        after = await browser_read(browser_stub, as_person, session_id)
+        return after if "number 16" in after.text else None
+
+    after = await poll(told, what="the frames telling the page")
+    assert "cvc 3, expiry 5, number 16" in after.text
+    filled = [f for f in after.fields if f.private_kind.startswith("card_")]
+    assert len(filled) == 3 and all(f.filled and f.masked and not f.value for f in filled)
+    assert CANARY_CARD not in str(after)
