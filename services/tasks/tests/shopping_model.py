@@ -119,9 +119,10 @@ def card_fields(page: dict[str, Any]) -> dict[str, str]:
             placed.setdefault("number", f["ref"])
         elif f.get("private_kind") == "card_security_code" or SECURITY_HINT.search(hint(f)):
             placed.setdefault("security_code", f["ref"])
-        elif options and len(MONTHS & set(options)) >= 2:
+        elif options and EXPIRY_HINT.search(hint(f)) and len(MONTHS & set(options)) >= 2:
+            # (a card's start date asks for a month and a year too)
             placed.setdefault("expiry_month", f["ref"])
-        elif options and any(re.fullmatch(r"20\d{2}", o) for o in options):
+        elif EXPIRY_HINT.search(hint(f)) and any(re.fullmatch(r"20\d{2}", o) for o in options):
             placed.setdefault("expiry_year", f["ref"])
         elif f.get("type") == "select" and EXPIRY_HINT.search(hint(f)):
             expiry_selects.append(f["ref"])
