@@ -3,6 +3,7 @@ year): the value fields expiry_month and expiry_year choose the option that
 stands for the card's "MM/YY", however the site spells it; a select with
 no such option refuses the entry naming the field, with nothing typed."""
 
+import time
 from dataclasses import dataclass, field
 
 import grpc
@@ -10,7 +11,7 @@ import pytest
 from aiohttp import web
 
 from nod.claims.v1 import claims_pb2
-from nod_browser.domain.card_expiry import Option, expiry_part, pick_option
+from nod_browser.domain.card_expiry import Option, could_take, expiry_part, pick_option
 from nodtest.browser import browser_open, browser_read, control_ref, enter_request, field_ref
 from nodtest.claims import CANARY_CARD, put_card
 
@@ -98,7 +99,7 @@ async def test_expiry_selects_take_the_cards_month_and_year(
 
 
 async def test_a_select_without_the_cards_year_refuses_naming_the_field(
-    browser_stub, vault_stub, as_person, shop
+    browser_stub, claims_stub, vault_stub, as_person, shop
 ):
     shop.years = range(2030, 2035)  # no 2029
     card = await put_card(vault_stub, as_person)
@@ -119,6 +120,36 @@ async def test_a_select_without_the_cards_year_refuses_naming_the_field(
     after = await browser_read(browser_stub, as_person, session_id)
     number = next(f for f in after.fields if f.name == "number")
     assert not number.filled
+    # The card was claimed (the year is known only from the grant): its
+    # claim says what happened, and it is never used again.
+    (claim,) = (
+        await claims_stub.ListClaims(claims_pb2.ListClaimsRequest(), metadata=as_person)
+    ).claims
+    assert claim.state == claims_pb2.CLAIM_STATE_UNCERTAIN
+    assert "nothing was typed" in claim.reason
+
+
+async def test_a_start_date_select_is_refused_before_anything_is_claimed(
+    browser_stub, claims_stub, vault_stub, as_person, shop
+):
+    # A card's start date: years gone by, none the card could expire in.
+    this_year = time.gmtime().tm_year
+    shop.years = range(this_year - 10, this_year + 1)
+    card = await put_card(vault_stub, as_person)
+    session_id, page = await browser_open(browser_stub, as_person, f"{shop.url}/")
+
+    error = await refused(
+        browser_stub.EnterPrivate(card_request(session_id, card.id, page), metadata=as_person)
+    )
+
+    assert (error.code, error.reason, error.field) == (
+        grpc.StatusCode.FAILED_PRECONDITION,
+        "NO_MATCHING_OPTION",
+        "fields.expiry_year",
+    )
+    claims = await claims_stub.ListClaims(claims_pb2.ListClaimsRequest(), metadata=as_person)
+    assert list(claims.claims) == []  # the card was never claimed: nothing to check
+    assert shop.received == []
 
 
 @pytest.mark.parametrize(
@@ -147,3 +178,17 @@ def test_no_option_or_two_options_is_no_match():
     assert pick_option("expiry_month", "12", [Option("a", "12"), Option("b", "Dec")]) is None
     assert expiry_part("expiry_year", "12/2031") == "2031"
     assert expiry_part("expiry_month", "not an expiry") is None
+
+
+def test_only_selects_a_card_expiry_could_go_into_are_taken_before_a_claim():
+    months = [Option(f"{m:02d}", f"{m:02d}") for m in range(1, 13)]
+    by_name = [Option(str(m), name) for m, name in enumerate(["Jan", "Feb", "Mar", "Apr", "May",
+               "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"], start=1)]  # fmt: skip
+    assert could_take("expiry_month", months, 2026)
+    assert could_take("expiry_month", [Option("", "Month"), *by_name], 2026)
+    assert not could_take("expiry_month", months[:6], 2026)
+    ahead = [Option(str(y), str(y)) for y in range(2026, 2036)]
+    gone_by = [Option(str(y), str(y)) for y in range(2016, 2027)]
+    assert could_take("expiry_year", ahead, 2026)
+    assert not could_take("expiry_year", gone_by, 2026)  # a card's start date
+    assert not could_take("expiry_year", months, 2026)

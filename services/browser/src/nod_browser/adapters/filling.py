@@ -27,7 +27,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from nod_browser.adapters.locating import ADD_MARK
 from nod_browser.adapters.request_guard import SubmitAnswers
-from nod_browser.domain.card_expiry import EXPIRY_PARTS, Option, pick_option
+from nod_browser.domain.card_expiry import EXPIRY_PARTS, Option, could_take, pick_option
 from nod_browser.domain.code_boxes import CodeDoesNotFit, split_code
 from nod_browser.domain.entry import SHOWN_BACK_FREELY, MissingValue, value_for
 from nod_browser.domain.private_fields import ENTERED_ATTRIBUTE
@@ -141,15 +141,31 @@ async def fill_and_press(
             await submit.click(timeout=remaining_s * 1000)
 
 
+async def select_options(field: Locator) -> list[Option] | None:
+    """A select's options; None when the field is no select."""
+    found = await field.evaluate(SELECT_OPTIONS)
+    return None if found is None else [Option(str(v), str(t)) for v, t in found]
+
+
+async def check_expiry_selects(places: list[Placement], this_year: int) -> None:
+    """Before the claim: each select an expiry part goes into could take
+    one (card_expiry.could_take), else NoMatchingOption, nothing claimed."""
+    for place in places:
+        if place.name in EXPIRY_PARTS:
+            options = await select_options(place.element)
+            if options is not None and not could_take(place.name, options, this_year):
+                raise NoMatchingOption(place.name)
+
+
 async def _option_for(name: str, field: Locator, value: str) -> Option | None:
     """The option an expiry part chooses in a select; None for a field it is
     typed into (a text input takes "12" or "2029" as it is)."""
     if name not in EXPIRY_PARTS:
         return None
-    found = await field.evaluate(SELECT_OPTIONS)
-    if found is None:
+    options = await select_options(field)
+    if options is None:
         return None
-    option = pick_option(name, value, [Option(str(v), str(t)) for v, t in found])
+    option = pick_option(name, value, options)
     if option is None:
         raise NoMatchingOption(name)
     return option

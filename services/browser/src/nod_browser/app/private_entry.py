@@ -21,6 +21,7 @@ from nod_browser.adapters.claims_client import ClaimsClient
 from nod_browser.adapters.filling import (
     NoMatchingOption,
     Placement,
+    check_expiry_selects,
     entry_marks,
     fill_and_press,
     interrupted_reason,
@@ -93,6 +94,14 @@ class PrivateEntries:
         for name, target in fields:
             at = found[f"fields.{name}"]
             places.append(Placement(name, target, at.element, marks[name], at.frame, at.boxes))
+        try:
+            await check_expiry_selects(places, time.gmtime().tm_year)
+        except NoMatchingOption as wrong:
+            raise FailedPrecondition(
+                f"fields.{wrong.name}: that select has no option a card's expiry could take",
+                reason="NO_MATCHING_OPTION",
+                field=f"fields.{wrong.name}",
+            ) from None
         # A saved login goes only to its site: the frame holding its fields.
         origin = entry_origin(
             origin,

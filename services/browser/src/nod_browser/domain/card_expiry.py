@@ -71,3 +71,18 @@ def pick_option(name: str, wanted: str, options: list[Option]) -> Option | None:
     spellings = _month_spellings(number) if name == "expiry_month" else _year_spellings(number)
     found = [option for option in options if _stands_for(option, spellings)]
     return found[0] if len(found) == 1 else None
+
+
+def could_take(name: str, options: list[Option], this_year: int) -> bool:
+    """Before anything is claimed, whether a select could take a card's
+    expiry part at all: a month select offers all twelve months; a year
+    select offers a year after this one (a card's start-date select, which
+    sits beside the expiry on many forms, offers only years gone by)."""
+    if name == "expiry_month":
+        return all(
+            any(_stands_for(option, _month_spellings(month)) for option in options)
+            for month in range(1, 13)
+        )
+    years = {int(w) for option in options for w in _words(option.text) + _words(option.value)
+             if w.isdigit() and len(w) == 4}  # fmt: skip
+    return any(year > this_year for year in years)
