@@ -4,7 +4,7 @@ a proxy the operator trusts. A forged X-Forwarded-For names nobody."""
 import pytest
 from starlette.requests import Request
 
-from nod_gateway.web.client_address import client_address, networks
+from nod_gateway.client_address import client_address, networks
 
 
 def request_from(peer: str, *forwarded: str) -> Request:

@@ -27,7 +27,7 @@ def serve(settings: GatewaySettings) -> None:
         log_config=None,  # nodkit's structured, redacted logging
         timeout_graceful_shutdown=int(settings.shutdown_grace_s),
         # The app reads forwarded headers itself, from the proxies it trusts
-        # alone (web/client_address.py); uvicorn's default trusts loopback.
+        # alone (client_address.py); uvicorn's default trusts loopback.
         proxy_headers=False,
     )
     uvicorn.Server(config).run()

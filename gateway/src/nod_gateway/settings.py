@@ -3,7 +3,7 @@ from typing import Annotated
 from pydantic import Field, field_validator
 from pydantic_settings import NoDecode, SettingsConfigDict
 
-from nod_gateway.web.client_address import networks
+from nod_gateway.client_address import networks
 from nodkit.settings import ServiceSettings, shared
 
 

@@ -6,9 +6,9 @@ from dataclasses import dataclass, field
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from nod_gateway import SCHEMA
+from nod_gateway.client_address import Network, networks
 from nod_gateway.peers import Peers
 from nod_gateway.settings import GatewaySettings
-from nod_gateway.web.client_address import Network, networks
 from nodkit.db import create_engine
 
 

@@ -6,9 +6,9 @@ import secrets
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
+from nod_gateway.client_address import client_address
 from nod_gateway.people import passwords, store
 from nod_gateway.web import fields
-from nod_gateway.web.client_address import client_address
 from nod_gateway.web.render import page
 from nod_gateway.web.security import same_origin, tokens_match
 from nod_gateway.web.sessions import COOKIE, PostedForm, Refused, read_form

@@ -24,6 +24,11 @@ class TasksSettings(ServiceSettings):
     max_running: int = Field(8, ge=0)
     # A run that makes more tool calls than this ends FAILED (a model in a loop).
     max_steps_per_run: int = Field(40, gt=0)
+    # What the model is told of the person's saved items and apps is read
+    # at a run's start and again for a request once the last read is older
+    # than this (0: for every request). An item saved meanwhile shows within
+    # it; one deleted is refused by the claims service when claimed.
+    context_max_age_s: float = Field(2.0, ge=0)
     # The queue wakes when a task is queued or stopped on any instance
     # (LISTEN/NOTIFY); it also looks this often in case a notice was missed.
     poll_s: float = Field(2.0, gt=0)

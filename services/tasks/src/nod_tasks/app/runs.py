@@ -68,6 +68,8 @@ class Run:
         self._requests = 0
         self._steps: list[StepRecord] = []
         self._messages: list[Message] = []
+        # The last context read, and when it began (the loop's clock).
+        self._read: tuple[float, TaskContext] | None = None
         # Events written with the next change (a model request's good attempt).
         self._pending: list[tuple[str, dict[str, Any]]] = []
 
@@ -120,8 +122,22 @@ class Run:
         return True
 
     def _context(self) -> "asyncio.Future[TaskContext]":
-        # Fresh for every request: the person may save an item meanwhile.
-        return asyncio.ensure_future(task_context(self._deps.peers, self._task))
+        """The context for the next request: the last read while it is
+        younger than context_max_age_s (steps that follow each other
+        quickly), else a new read (the person may save an item meanwhile)."""
+        loop = asyncio.get_running_loop()
+        if self._read is not None:
+            read_at, context = self._read
+            if loop.time() - read_at < self._deps.settings.context_max_age_s:
+                kept: asyncio.Future[TaskContext] = loop.create_future()
+                kept.set_result(context)
+                return kept
+        return asyncio.ensure_future(self._read_context(loop.time()))
+
+    async def _read_context(self, began: float) -> TaskContext:
+        context = await task_context(self._deps.peers, self._task)
+        self._read = (began, context)
+        return context
 
     async def _ask_model(self, context: TaskContext) -> ModelReply | None:
         messages = (prompt.system_prompt(context), *self._messages)
