@@ -323,7 +323,12 @@ async def test_the_banks_popup_is_listed_turned_to_and_answered_once(
     )
     entered = await browser_stub.EnterPrivate(request, metadata=as_person)
     assert entered.entered and entered.claim.state == SUBMITTED
-    assert sites.count("card_3ds") == 1
+
+    async def card_received():
+        return sites.count("card_3ds") or None
+
+    # The popup's post may land a moment after the press has returned.
+    assert await poll(card_received, what="the card at the bank") == 1
     assert sites.state.last["card_3ds"]["cardnumber"]["sha256"] == sha256(CANARY_CARD)
 
     async def popup_listed():
