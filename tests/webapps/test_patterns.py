@@ -138,6 +138,9 @@ async def test_shadow_root_sign_in_with_a_div_button(page, pattern_sites):
 async def test_bank_confirmation_in_a_popup(page, pattern_sites):
     sites = pattern_sites
     await page.goto(sites.url + "/pay-3ds")
+    await page.get_by_label("Card number").fill(CANARY_CARD)
+    await page.get_by_label("Expiry").fill("12/29")
+    await page.get_by_label("CVC").fill("737")
     async with page.expect_popup() as opened:
         await page.get_by_role("button", name="Pay €25.00").click()
     popup = await opened.value
@@ -150,8 +153,12 @@ async def test_bank_confirmation_in_a_popup(page, pattern_sites):
     await expect(page.get_by_role("status")).to_have_text(
         "Payment confirmed. Thank you for your order."
     )
+    assert sites.count("card_3ds") == 1 and sites.outcome("card_3ds", "challenged") == 1
+    assert sites.state.last["card_3ds"]["cardnumber"]["length"] == len(CANARY_CARD)
     assert sites.count("bank_confirm") == 1
     assert sites.outcome("bank_confirm", "confirmed") == 1
+    # The verdict replaces the card form.
+    await expect(page.get_by_label("Card number")).to_have_count(0)
 
 
 async def test_two_step_sign_in(page, pattern_sites):

@@ -302,11 +302,34 @@ async def test_a_two_step_sign_in_takes_one_entry_per_step(
 
 
 async def test_the_banks_popup_is_listed_turned_to_and_answered_once(
-    browser_stub, as_person, pattern_sites
+    browser_stub, vault_stub, as_person, pattern_sites
 ):
     sites = pattern_sites
+    card = await put_card(vault_stub, as_person)
+    code_id = await security_code(vault_stub, as_person)
     session_id, page = await browser_open(browser_stub, as_person, f"{sites.url}/pay-3ds")
-    await click(browser_stub, as_person, session_id, control(page, "Pay €25.00").ref)
+    # The card goes to the bank in the popup the Pay press opens.
+    request = enter_request(
+        session_id,
+        card.id,
+        claims_pb2.ENTRY_KIND_CARD,
+        {
+            "number": field_named(page, "cardnumber").ref,
+            "expiry": field_named(page, "exp-date").ref,
+            "security_code": field_named(page, "cvc").ref,
+        },
+        control(page, "Pay €25.00").ref,
+        companion_entry_id=code_id,
+    )
+    entered = await browser_stub.EnterPrivate(request, metadata=as_person)
+    assert entered.entered and entered.claim.state == SUBMITTED
+
+    async def card_received():
+        return sites.count("card_3ds") or None
+
+    # The popup's post may land a moment after the press has returned.
+    assert await poll(card_received, what="the card at the bank") == 1
+    assert sites.state.last["card_3ds"]["cardnumber"]["sha256"] == sha256(CANARY_CARD)
 
     async def popup_listed():
         read_now = await read(browser_stub, as_person, session_id, settle=True)

@@ -191,3 +191,27 @@ async def events_of(stub, meta, task_id: str) -> list[pb.TaskEvent]:
 async def begin(stub, person: Person, text: str, **fields: Any) -> pb.Task:
     reply = await stub.StartTask(pb.StartTaskRequest(text=text, **fields), metadata=person.meta)
     return reply.task
+
+
+async def save_login(person: Person, origin: str, username: str, password: str, **more) -> str:
+    reply = await person.vault.PutItem(
+        claims.PutItemRequest(
+            item=claims.VaultItem(
+                kind=claims.ENTRY_KIND_SAVED_LOGIN,
+                label="Work site",
+                origin=origin,
+                fields={"username": username, "password": password, **more},
+            )
+        ),
+        metadata=person.meta,
+    )
+    return reply.item.id
+
+
+def tools_and_states(steps: list[pb.Step]) -> list[tuple[str, int]]:
+    return [(s.tool, s.state) for s in steps]
+
+
+async def payment_of(person: Person, payment_id: str) -> payments.Payment:
+    request = payments.GetPaymentRequest(payment_id=payment_id)
+    return (await person.payments.GetPayment(request, metadata=person.meta)).payment

@@ -22,32 +22,16 @@ from .support import (
     Person,
     begin,
     ended,
+    payment_of,
+    save_login,
     say_yes_to_payment,
     steps_of,
     submit_security_code,
+    tools_and_states,
     type_into_form,
     wait_for,
     waiting,
 )
-
-
-async def save_login(person: Person, origin: str, username: str, password: str, **more) -> str:
-    reply = await person.vault.PutItem(
-        claims.PutItemRequest(
-            item=claims.VaultItem(
-                kind=claims.ENTRY_KIND_SAVED_LOGIN,
-                label="Work site",
-                origin=origin,
-                fields={"username": username, "password": password, **more},
-            )
-        ),
-        metadata=person.meta,
-    )
-    return reply.item.id
-
-
-def tools_and_states(steps: list[pb.Step]) -> list[tuple[str, int]]:
-    return [(s.tool, s.state) for s in steps]
 
 
 async def test_a_two_factor_admin_sign_in_with_a_code_from_the_saved_seed(
@@ -190,11 +174,6 @@ async def checkout_until_paid(stub, person: Person, task_id: str) -> pb.Task:
     assert security.wait.form_kind == pb.FORM_KIND_SECURITY_CODE
     await submit_security_code(stub, person, security)
     return await wait_for(stub, person.meta, task_id, ended, timeout_s=90)
-
-
-async def payment_of(person: Person, payment_id: str) -> payments.Payment:
-    request = payments.GetPaymentRequest(payment_id=payment_id)
-    return (await person.payments.GetPayment(request, metadata=person.meta)).payment
 
 
 async def test_a_real_shops_checkout_with_a_review_page_is_paid_once(

@@ -210,25 +210,54 @@ def shadow_login() -> str:
 
 
 def pay_with_bank(transaction: str) -> str:
+    """A card form whose Pay sends the card to the bank in a popup (the
+    form's target), as 3-D Secure checkouts do; the page then asks the shop
+    for the verdict until the bank has one, however the person answered
+    (the popup, or the bank's app), and shows it in place of the form."""
     script = (
         "<script>"
-        "document.getElementById('pay').addEventListener('click', () => {"
-        "  document.getElementById('payment-result').textContent = 'Waiting for your bank…';"
-        f"  window.open('/3ds/challenge?txn={transaction}', 'bank', 'width=420,height=520');"
+        "const form = document.getElementById('card-form');"
+        "const result = document.getElementById('payment-result');"
+        "const show = (status) => {"
+        "  if (result.dataset.state !== 'waiting') return;"
+        "  result.dataset.state = status;"
+        "  result.textContent = status === 'confirmed'"
+        "    ? 'Payment confirmed. Thank you for your order.' : 'Payment cancelled.';"
+        "  form.remove();"
+        "};"
+        "form.addEventListener('submit', () => {"
+        "  window.open('', 'bank', 'width=420,height=520');"
+        "  result.textContent = 'Waiting for your bank…';"
+        "  const ask = async () => {"
+        f"    const reply = await fetch('/3ds/status?txn={transaction}');"
+        "    const answer = await reply.json();"
+        "    if (['confirmed', 'cancelled'].includes(answer.status)) show(answer.status);"
+        "    else setTimeout(ask, 500);"
+        "  };"
+        "  setTimeout(ask, 500);"
         "});"
         "window.addEventListener('message', (event) => {"
         f"  if (event.origin !== location.origin || event.data?.type !== {BANK_RESULT!r}) return;"
-        "  const result = document.getElementById('payment-result');"
-        "  result.dataset.state = event.data.status;"
-        "  result.textContent = event.data.status === 'confirmed'"
-        "    ? 'Payment confirmed. Thank you for your order.' : 'Payment cancelled.';"
+        "  show(event.data.status);"
         "});</script>"
+    )
+    form = (
+        '<form id="card-form" method="post" action="/pay-3ds" target="bank">'
+        f'<input type="hidden" name="txn" value="{escape(transaction)}">'
+        '<label for="cardnumber">Card number</label>'
+        '<input id="cardnumber" name="cardnumber" autocomplete="cc-number" inputmode="numeric">'
+        '<label for="exp-date">Expiry</label>'
+        '<input id="exp-date" name="exp-date" autocomplete="cc-exp" placeholder="MM / YY">'
+        '<label for="cvc">CVC</label>'
+        '<input id="cvc" name="cvc" autocomplete="cc-csc" inputmode="numeric">'
+        '<button type="submit" id="pay">Pay €25.00</button></form>'
     )
     return layout(
         "Checkout",
-        "<p>Desk lamp, total €25.00, paid with your card ending 1111</p>"
-        '<button type="button" id="pay">Pay €25.00</button>'
-        '<p id="payment-result" role="status" data-state="waiting"></p>' + script,
+        "<p>Desk lamp, total €25.00</p>"
+        + form
+        + '<p id="payment-result" role="status" data-state="waiting"></p>'
+        + script,
     )
 
 

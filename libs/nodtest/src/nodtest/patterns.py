@@ -34,6 +34,7 @@ FORMS = (
     "six_box_code",
     "banner_login",
     "shadow_login",
+    "card_3ds",
     "bank_confirm",
     "two_step_username",
     "two_step_password",
@@ -205,19 +206,30 @@ async def pay_page(request):
     return html(pages.pay_with_bank(transaction))
 
 
-@shop.get("/3ds/challenge")
-async def bank_page(request):
-    transaction = request.query.get("txn", "")
-    if request.app[STATE].transactions.get(transaction) != "waiting":
-        raise web.HTTPNotFound()
+@shop.post("/pay-3ds")
+async def pay_card(request):
+    """The card, posted into the bank's popup: the bank challenges it."""
+    fields = await received(request, "card_3ds")
+    state = request.app[STATE]
+    transaction = fields.get("txn", "")
+    if state.transactions.get(transaction) != "waiting":
+        raise web.HTTPConflict(text="This payment was already sent.")
+    state.transactions[transaction] = state.decide("card_3ds", "challenged")
     return html(pages.bank_challenge(transaction))
+
+
+@shop.get("/3ds/status")
+async def bank_status(request):
+    """What the shop's page asks until the bank has answered."""
+    status = request.app[STATE].transactions.get(request.query.get("txn", ""), "unknown")
+    return web.json_response({"status": status})
 
 
 @shop.post("/3ds/challenge")
 async def bank_answer(request):
     fields = await received(request, "bank_confirm")
     state = request.app[STATE]
-    if state.transactions.get(fields.get("txn", "")) != "waiting":
+    if state.transactions.get(fields.get("txn", "")) != "challenged":
         raise web.HTTPConflict(text="This payment was already answered.")
     status = "confirmed" if fields.get("action") == "confirm" else "cancelled"
     state.transactions[fields["txn"]] = state.decide("bank_confirm", status)

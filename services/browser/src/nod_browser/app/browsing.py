@@ -84,6 +84,11 @@ async def read(session: Session, settings: BrowserSettings, *, settle: bool = Fa
     session.leave_closed_page()
     if settle:
         await quiet(session.page, settings.action_timeout_s, settings.settle_s)
+        # A submission sent by a script, or answered in a frame, may still
+        # be on its way: the site's answer, not the step before it, is read.
+        await session.network.quiet(settings.settle_s)
+        await quiet(session.page, settings.action_timeout_s, settings.settle_s)
+        session.leave_closed_page()
     page = await read_page(
         session.page,
         session.frames,

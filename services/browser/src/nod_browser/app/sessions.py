@@ -15,6 +15,7 @@ from typing import TypeVar
 from playwright.async_api import BrowserContext, Page
 
 from nod_browser.adapters.frame_ids import FrameIds
+from nod_browser.adapters.network_activity import NetworkActivity
 from nod_browser.adapters.request_guard import SubmitAnswers
 from nod_browser.domain.shown_back import EnteredValues
 from nodkit import context as call_context
@@ -48,9 +49,12 @@ class Session:
     pages: dict[str, Page] = field(default_factory=dict)
     # The ids its reads gave the frames ("f1", ...), which its actions resolve.
     frames: FrameIds = field(default_factory=FrameIds)
+    # Its requests in every frame and page: a read after a submission waits for quiet.
+    network: NetworkActivity = field(init=False)
 
     def __post_init__(self) -> None:
         self.pages["p0"] = self.page
+        self.network = NetworkActivity(self.context)
         self.context.on("page", self._opened)
 
     def _opened(self, page: Page) -> None:
