@@ -8,6 +8,7 @@ and its outcome), the task's end and steps, and that no private value
 reached the model or any service's log."""
 
 import json
+import re
 import time
 
 import aiohttp
@@ -46,12 +47,22 @@ def codes_around_now() -> set[str]:
     return {totp.generate_otp(step) for step in range(now - 2, now + 3)}
 
 
+def shown_in(secret: str, text: str) -> bool:
+    """A number (a code, a card) as a value of its own, not digits inside a
+    longer token: a six-digit code is bound to turn up in some timestamp's
+    microseconds or some hex id among thousands of log lines. Anything
+    else anywhere."""
+    if not secret.isdigit():
+        return secret in text
+    return re.search(rf"(?<![0-9A-Za-z.]){secret}(?![0-9A-Za-z])", text) is not None
+
+
 def assert_kept_private(secrets: list[str], model_server, log_tee, peers) -> None:
     """No private value in a model request or in a service's log."""
     logs = [log_tee.text(), *(p.log_text() for p in (peers.claims, peers.browser, peers.payments))]
     for text in (model_server.everything_sent(), *logs):
         for secret in secrets:
-            assert secret not in text.replace(" ", "")
+            assert not shown_in(secret, text.replace(" ", ""))
 
 
 async def signed_in_with_saved_login(stub, person: Person, sites: PatternSites, path: str):
