@@ -88,6 +88,7 @@ bench: setup
 	$(PY) bench/claims_bench.py
 	$(PY) bench/enter_private_bench.py
 	$(PY) bench/pattern_entry_bench.py
+	$(PY) bench/app_entry_bench.py
 	$(PY) bench/tasks_bench.py
 	$(PY) bench/gateway_bench.py
 

@@ -58,42 +58,46 @@ def control_ref(page: bpb.Page, text: str) -> str:
     return next(c.ref for c in page.controls if c.text.startswith(text))
 
 
-class Runner:
-    """EnterPrivate through the browser runner, the way tasks calls it."""
+class EntryClient:
+    """EnterPrivate through the browser runner, the way tasks calls it: the
+    vault, one browser session, and the calls a task makes around an entry
+    (app_entry_bench.py uses it too)."""
 
-    def __init__(self, browser_addr: str, claims_addr: str, sites: PatternSites) -> None:
+    def __init__(self, browser_addr: str, claims_addr: str) -> None:
         self.meta = call_metadata(TOKEN, "bench-person")
-        self.sites = sites
         self._channels = [open_channel(browser_addr), open_channel(claims_addr)]
         self.browser = browser_pb2_grpc.BrowserServiceStub(self._channels[0])
         self.vault = claims_pb2_grpc.VaultServiceStub(self._channels[1])
+        self.session_id = ""
 
-    async def open(self) -> None:
-        login = cpb.VaultItem(
-            kind=cpb.ENTRY_KIND_SAVED_LOGIN,
-            label="patterns",
-            origin=self.sites.url,
-            fields={"username": self.sites.state.username, "password": self.sites.state.password},
-        )
-        card = cpb.VaultItem(kind=cpb.ENTRY_KIND_CARD, label="visa", fields=CARD)
-        self.login_id = (
-            await self.vault.PutItem(cpb.PutItemRequest(item=login), metadata=self.meta)
-        ).item.id
-        self.card_id = (
-            await self.vault.PutItem(cpb.PutItemRequest(item=card), metadata=self.meta)
-        ).item.id
+    async def put_item(self, item: cpb.VaultItem) -> str:
+        return (await self.vault.PutItem(cpb.PutItemRequest(item=item), metadata=self.meta)).item.id
+
+    async def open_session(self) -> None:
         opened = await self.browser.OpenSession(
             bpb.OpenSessionRequest(task_id="bench-task"), metadata=self.meta
         )
         self.session_id = opened.session_id
 
-    async def go(self, path: str) -> bpb.Page:
-        request = bpb.NavigateRequest(session_id=self.session_id, url=self.sites.url + path)
+    async def close_session(self) -> None:
+        request = bpb.CloseSessionRequest(session_id=self.session_id)
+        await self.browser.CloseSession(request, metadata=self.meta)
+
+    async def navigate(self, url: str) -> bpb.Page:
+        request = bpb.NavigateRequest(session_id=self.session_id, url=url)
         return (await self.browser.Navigate(request, metadata=self.meta, timeout=30)).page
 
     async def read(self) -> bpb.Page:
         request = bpb.ReadPageRequest(session_id=self.session_id, settle=True)
         return (await self.browser.ReadPage(request, metadata=self.meta, timeout=30)).page
+
+    async def click(self, target: str) -> bpb.Page:
+        request = bpb.ClickRequest(session_id=self.session_id, target=target)
+        return (await self.browser.Click(request, metadata=self.meta, timeout=30)).page
+
+    async def type_text(self, target: str, text: str) -> bpb.Page:
+        request = bpb.TypeTextRequest(session_id=self.session_id, target=target, text=text)
+        return (await self.browser.TypeText(request, metadata=self.meta, timeout=30)).page
 
     async def private_entry(self, kind: int, fields: dict[str, str]) -> str:
         request = cpb.PutPrivateEntryRequest(task_id="bench-task", kind=kind, fields=fields)
@@ -102,6 +106,7 @@ class Runner:
     async def enter(
         self, kind: int, item_id: str, fields: dict[str, str], submit: str, **extra
     ) -> float:
+        """One EnterPrivate, timed; it must have submitted."""
         request = bpb.EnterPrivateRequest(
             session_id=self.session_id,
             operation_id=f"bench-{uuid.uuid4().hex}",
@@ -119,6 +124,33 @@ class Runner:
                 f"EnterPrivate did not submit: {reply.claim.state} {reply.claim.reason}"
             )
         return elapsed
+
+    async def close(self) -> None:
+        for channel in self._channels:
+            await channel.close()
+
+
+class Runner(EntryClient):
+    """The pattern pages' entries through the runner."""
+
+    def __init__(self, browser_addr: str, claims_addr: str, sites: PatternSites) -> None:
+        super().__init__(browser_addr, claims_addr)
+        self.sites = sites
+
+    async def open(self) -> None:
+        login = cpb.VaultItem(
+            kind=cpb.ENTRY_KIND_SAVED_LOGIN,
+            label="patterns",
+            origin=self.sites.url,
+            fields={"username": self.sites.state.username, "password": self.sites.state.password},
+        )
+        card = cpb.VaultItem(kind=cpb.ENTRY_KIND_CARD, label="visa", fields=CARD)
+        self.login_id = await self.put_item(login)
+        self.card_id = await self.put_item(card)
+        await self.open_session()
+
+    async def go(self, path: str) -> bpb.Page:
+        return await self.navigate(self.sites.url + path)
 
     # --- one entry per pattern (only EnterPrivate timed) ---
 
@@ -185,10 +217,6 @@ class Runner:
         return await self.enter(
             cpb.ENTRY_KIND_SAVED_LOGIN, self.login_id, fields, control_ref(page, submit)
         )
-
-    async def close(self) -> None:
-        for channel in self._channels:
-            await channel.close()
 
 
 class Bare:
@@ -283,15 +311,28 @@ PATTERNS = (
 )
 
 
-async def measure(pattern: Pattern, runner: Runner, bare: Bare) -> tuple[list[float], list[float]]:
-    for _ in range(WARMUP):
-        await pattern.runner(runner)
-        await pattern.bare(bare)
+async def alternate(
+    runner_entry: Callable[[], Awaitable[float]],
+    bare_entry: Callable[[], Awaitable[float]],
+    warmup: int,
+    entries: int,
+) -> tuple[list[float], list[float]]:
+    """`warmup` rounds untimed, then `entries` rounds, each one entry with
+    EnterPrivate then one bare: whatever else the machine does falls on both."""
+    for _ in range(warmup):
+        await runner_entry()
+        await bare_entry()
     entered, bared = [], []
-    for _ in range(ENTRIES):
-        entered.append(await pattern.runner(runner))
-        bared.append(await pattern.bare(bare))
+    for _ in range(entries):
+        entered.append(await runner_entry())
+        bared.append(await bare_entry())
     return entered, bared
+
+
+async def measure(pattern: Pattern, runner: Runner, bare: Bare) -> tuple[list[float], list[float]]:
+    return await alternate(
+        lambda: pattern.runner(runner), lambda: pattern.bare(bare), WARMUP, ENTRIES
+    )
 
 
 async def wait_for_counts(sites: PatternSites, forms: tuple[str, ...], expected: int) -> None:

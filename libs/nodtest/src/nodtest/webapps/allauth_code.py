@@ -8,6 +8,7 @@ sent, as the mail server received them. allauth keeps a pending code in
 the visitor's session only, so wrong codes leave no row: the page and
 last_login are what show them."""
 
+import pathlib
 import re
 from dataclasses import dataclass
 
@@ -15,7 +16,12 @@ import pytest
 
 from nodtest.claims import CANARY_PASSWORD
 from nodtest.mail import SmtpStandIn, smtp_controller
-from nodtest.webapps.django_site import RunningSite, cached_database, start_site
+from nodtest.webapps.django_site import (
+    RunningSite,
+    cache_dir_of,
+    cached_database,
+    start_site,
+)
 
 SETTINGS = "allauth_code"
 LOGIN_PATH = "/accounts/login/"
@@ -37,7 +43,7 @@ ACCOUNT = CodeAccount("lin@example.com", CANARY_PASSWORD)
 class AllauthCodeSite:
     """The running site, its account, its mailbox, and what it recorded."""
 
-    def __init__(self, site: RunningSite, mailbox: SmtpStandIn) -> None:
+    def __init__(self, site: RunningSite, mailbox: SmtpStandIn, smtp) -> None:
         self.server = site
         self.url = site.url
         self.login_url = site.url + LOGIN_PATH
@@ -45,6 +51,7 @@ class AllauthCodeSite:
         self.signed_in_url = site.url + SIGNED_IN_PATH
         self.account = ACCOUNT
         self.mailbox = mailbox
+        self._smtp = smtp
 
     def codes_sent(self) -> list[str]:
         """The sign-in codes the site mailed to the account, oldest first.
@@ -62,30 +69,53 @@ class AllauthCodeSite:
             "SELECT last_login FROM auth_user WHERE email = ?", self.account.email
         )[0][0]
 
-
-@pytest.fixture(scope="session")
-async def allauth_code_database(pytestconfig, tmp_path_factory):
-    return await cached_database(
-        pytestconfig,
-        SETTINGS,
-        tmp_path_factory.mktemp("allauth-code-template"),
-        {"username": "lin", "email": ACCOUNT.email, "password": ACCOUNT.password},
-    )
+    def stop(self) -> None:
+        try:
+            self.server.stop()
+        finally:
+            self._smtp.stop()
 
 
-@pytest.fixture
-async def allauth_code_site(allauth_code_database, tmp_path):
+# What the site's seed script makes: the account, its address verified.
+SEED = {"username": "lin", "email": ACCOUNT.email, "password": ACCOUNT.password}
+
+
+async def allauth_code_database(cache: pathlib.Path | None, scratch: pathlib.Path) -> pathlib.Path:
+    """The migrated and seeded template database (kept in `cache`)."""
+    return await cached_database(cache, SETTINGS, scratch, SEED)
+
+
+async def start_allauth_code(
+    template: pathlib.Path, directory: pathlib.Path, **extra_env: str
+) -> AllauthCodeSite:
+    """The site on a copy of `template` and its mail server, its files in
+    `directory`; stop() stops both."""
     mailbox = SmtpStandIn()
     smtp = smtp_controller(mailbox)
     try:
         site = await start_site(
             SETTINGS,
-            allauth_code_database,
-            tmp_path,
+            template,
+            directory,
             LOGIN_PATH,
             NODTEST_SITE_SMTP_PORT=str(smtp.port),
+            **extra_env,
         )
-        yield AllauthCodeSite(site, mailbox)
-        site.stop()
-    finally:
+    except BaseException:
         smtp.stop()
+        raise
+    return AllauthCodeSite(site, mailbox, smtp)
+
+
+@pytest.fixture(scope="session", name="allauth_code_database")
+async def allauth_code_database_fixture(pytestconfig, tmp_path_factory):
+    return await allauth_code_database(
+        cache_dir_of(pytestconfig), tmp_path_factory.mktemp("allauth-code-template")
+    )
+
+
+@pytest.fixture
+async def allauth_code_site(allauth_code_database, tmp_path):
+    site = await start_allauth_code(allauth_code_database, tmp_path)
+    yield site
+    site.stop()

@@ -80,15 +80,26 @@ def template_key(settings: str, seed: dict) -> str:
     return f"{settings}-{digest.hexdigest()[:16]}.sqlite3"
 
 
-async def cached_database(
-    config: pytest.Config, settings: str, scratch: pathlib.Path, seed: dict, **extra_env: str
-) -> pathlib.Path:
-    """build_database, kept in pytest's cache directory between runs when
-    there is one (Oscar's migrations alone take 20 s and more)."""
+def cache_dir_of(config: pytest.Config) -> pathlib.Path | None:
+    """Where a test session keeps built databases between runs: pytest's
+    cache directory, when there is one."""
     cache = getattr(config, "cache", None)
+    return None if cache is None else cache.mkdir("nodtest-webapps")
+
+
+async def cached_database(
+    cache: pathlib.Path | None,
+    settings: str,
+    scratch: pathlib.Path,
+    seed: dict,
+    **extra_env: str,
+) -> pathlib.Path:
+    """build_database, kept in `cache` between runs when there is one
+    (Oscar's migrations alone take 20 s and more): pytest's cache directory
+    for the tests (cache_dir_of), a directory of their own for benchmarks."""
     if cache is None:
         return await build_database(settings, scratch, seed, **extra_env)
-    kept = cache.mkdir("nodtest-webapps") / template_key(settings, seed)
+    kept = cache / template_key(settings, seed)
     if not kept.exists():
         built = await build_database(settings, scratch, seed, **extra_env)
         partial = kept.with_suffix(f".{os.getpid()}.partial")

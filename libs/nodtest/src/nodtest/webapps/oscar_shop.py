@@ -8,13 +8,19 @@ What the shop itself records, read from its database and its log: orders
 four digits in its label), the customer's last_login, and Oscar's checkout
 log line for each payment it could not take."""
 
+import pathlib
 from dataclasses import dataclass
 from decimal import Decimal
 
 import pytest
 
 from nodtest.claims import CANARY_CARD, CANARY_PASSWORD
-from nodtest.webapps.django_site import RunningSite, cached_database, start_site
+from nodtest.webapps.django_site import (
+    RunningSite,
+    cache_dir_of,
+    cached_database,
+    start_site,
+)
 
 SETTINGS = "oscar_shop"
 LOGIN_PATH = "/accounts/login/"
@@ -99,34 +105,45 @@ class OscarShopSite:
             "SELECT last_login FROM auth_user WHERE email = ?", CUSTOMER.email
         )[0][0]
 
+    def stop(self) -> None:
+        self.server.stop()
 
-@pytest.fixture(scope="session")
-async def oscar_shop_database(pytestconfig, tmp_path_factory):
-    directory = tmp_path_factory.mktemp("oscar-shop-template")
+
+# What the shop's seed script makes: the book and the customer.
+SEED = {
+    "product": vars(PRODUCT),
+    "customer": {"username": "grace", "email": CUSTOMER.email, "password": CUSTOMER.password},
+}
+
+
+async def oscar_shop_database(cache: pathlib.Path | None, scratch: pathlib.Path) -> pathlib.Path:
+    """The migrated and seeded template database (kept in `cache`)."""
     return await cached_database(
-        pytestconfig,
+        cache, SETTINGS, scratch, SEED, NODTEST_SITE_MEDIA=str(scratch / "media")
+    )
+
+
+async def start_oscar_shop(template: pathlib.Path, directory: pathlib.Path) -> OscarShopSite:
+    """The shop on a copy of `template`, its files in `directory`; stop() it."""
+    site = await start_site(
         SETTINGS,
+        template,
         directory,
-        {
-            "product": vars(PRODUCT),
-            "customer": {
-                "username": "grace",
-                "email": CUSTOMER.email,
-                "password": CUSTOMER.password,
-            },
-        },
+        LOGIN_PATH,  # a whole page: its templates are compiled before the test
         NODTEST_SITE_MEDIA=str(directory / "media"),
+    )
+    return OscarShopSite(site)
+
+
+@pytest.fixture(scope="session", name="oscar_shop_database")
+async def oscar_shop_database_fixture(pytestconfig, tmp_path_factory):
+    return await oscar_shop_database(
+        cache_dir_of(pytestconfig), tmp_path_factory.mktemp("oscar-shop-template")
     )
 
 
 @pytest.fixture
 async def oscar_shop_site(oscar_shop_database, tmp_path):
-    site = await start_site(
-        SETTINGS,
-        oscar_shop_database,
-        tmp_path,
-        LOGIN_PATH,  # a whole page: its templates are compiled before the test
-        NODTEST_SITE_MEDIA=str(tmp_path / "media"),
-    )
-    yield OscarShopSite(site)
-    site.stop()
+    shop = await start_oscar_shop(oscar_shop_database, tmp_path)
+    yield shop
+    shop.stop()

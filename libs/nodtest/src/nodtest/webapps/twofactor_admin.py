@@ -9,13 +9,19 @@ accepted once) and whose `throttling_failure_count` counts wrong codes."""
 
 import base64
 import datetime
+import pathlib
 from dataclasses import dataclass
 
 import pyotp
 import pytest
 
 from nodtest.claims import CANARY_PASSWORD
-from nodtest.webapps.django_site import RunningSite, cached_database, start_site
+from nodtest.webapps.django_site import (
+    RunningSite,
+    cache_dir_of,
+    cached_database,
+    start_site,
+)
 
 SETTINGS = "twofactor_admin"
 LOGIN_PATH = "/account/login/"
@@ -66,24 +72,43 @@ class TwoFactorAdminSite:
         )
         return TotpDeviceState(last_t, failures)
 
+    def stop(self) -> None:
+        self.server.stop()
 
-@pytest.fixture(scope="session")
-async def twofactor_admin_database(pytestconfig, tmp_path_factory):
-    return await cached_database(
-        pytestconfig,
-        SETTINGS,
-        tmp_path_factory.mktemp("twofactor-admin-template"),
-        {
-            "username": ACCOUNT.username,
-            "email": f"{ACCOUNT.username}@example.com",
-            "password": ACCOUNT.password,
-            "totp_key_hex": base64.b32decode(ACCOUNT.totp_seed).hex(),
-        },
+
+# What the site's seed script makes: the account, its TOTP device.
+SEED = {
+    "username": ACCOUNT.username,
+    "email": f"{ACCOUNT.username}@example.com",
+    "password": ACCOUNT.password,
+    "totp_key_hex": base64.b32decode(ACCOUNT.totp_seed).hex(),
+}
+
+
+async def twofactor_admin_database(
+    cache: pathlib.Path | None, scratch: pathlib.Path
+) -> pathlib.Path:
+    """The migrated and seeded template database (kept in `cache`)."""
+    return await cached_database(cache, SETTINGS, scratch, SEED)
+
+
+async def start_twofactor_admin(
+    template: pathlib.Path, directory: pathlib.Path
+) -> TwoFactorAdminSite:
+    """The site on a copy of `template`, its files in `directory`; stop() it."""
+    site = await start_site(SETTINGS, template, directory, LOGIN_PATH)
+    return TwoFactorAdminSite(site, ACCOUNT)
+
+
+@pytest.fixture(scope="session", name="twofactor_admin_database")
+async def twofactor_admin_database_fixture(pytestconfig, tmp_path_factory):
+    return await twofactor_admin_database(
+        cache_dir_of(pytestconfig), tmp_path_factory.mktemp("twofactor-admin-template")
     )
 
 
 @pytest.fixture
 async def twofactor_admin_site(twofactor_admin_database, tmp_path):
-    site = await start_site(SETTINGS, twofactor_admin_database, tmp_path, LOGIN_PATH)
-    yield TwoFactorAdminSite(site, ACCOUNT)
+    site = await start_twofactor_admin(twofactor_admin_database, tmp_path)
+    yield site
     site.stop()

@@ -39,6 +39,11 @@ ACCOUNT_LOGIN_BY_CODE_ENABLED = True
 # wrong codes and the code is spent.
 ACCOUNT_LOGIN_BY_CODE_MAX_ATTEMPTS = 3
 LOGIN_REDIRECT_URL = "/accounts/email/"
+# allauth's rate limits (a code requested at most 3 times a minute per
+# address, 20 per IP) stay on for the tests; a benchmark that signs in by
+# code dozens of times a minute turns them off (bench/app_entry_bench.py).
+if os.environ.get("NODTEST_SITE_RATE_LIMITS") == "off":
+    ACCOUNT_RATE_LIMITS = False
 
 EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
 EMAIL_HOST = "127.0.0.1"
