@@ -218,3 +218,13 @@ def test_a_place_order_click_without_a_card_on_a_review_page_goes_ahead():
     # No card went in on a review page: the click is an ordinary click.
     browsed = step("read_page", StepState.DONE, PageShown(REVIEW), 1)
     assert orders.click_refusal("e9", [browsed]) is None
+
+
+def test_enter_on_the_review_page_is_refused_other_keys_and_pages_go_ahead():
+    on_review = [PAID_ON_REVIEW]
+    refusal = orders.key_refusal("Enter", on_review)
+    assert refusal is not None and "confirm_payment" in refusal
+    assert orders.key_refusal("Tab", on_review) is None
+    # The order placed and the shop moved on: Enter elsewhere is an ordinary key.
+    placed = step("confirm_payment", StepState.DONE, Paid(PAYMENT, PaymentOutcome.PAID, THANKS), 2)
+    assert orders.key_refusal("Enter", [PAID_ON_REVIEW, placed]) is None

@@ -13,7 +13,8 @@ app/endings.py.
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from nod_tasks.domain.checks import PLACE_ORDER_WORDS
+from nod_tasks.domain.checks import PLACE_ORDER_WORDS, awaits_order
+from nod_tasks.domain.pages import Page
 from nod_tasks.domain.results import AwaitsOrder, Paid, page_of
 from nod_tasks.domain.steps import StepRecord, StepState
 
@@ -78,15 +79,38 @@ def confirm_refusal(payment_id: str, steps: list[StepRecord]) -> str | None:
     return "this payment's card did not go in on a review page: there is no order to place"
 
 
+def _reviewed(steps: list[StepRecord]) -> list[AwaitsOrder]:
+    return [s.result for s in steps if s.tool == PAY and isinstance(s.result, AwaitsOrder)]
+
+
+def _last_page(steps: list[StepRecord]) -> Page | None:
+    return next((p for s in reversed(steps) if (p := page_of(s.result)) is not None), None)
+
+
+def key_refusal(key: str, steps: list[StepRecord]) -> str | None:
+    """Enter on a review page a card went in on may send its place-order
+    form: refused like a click on that control."""
+    reviewed = _reviewed(steps)
+    page = _last_page(steps)
+    if not reviewed or key.strip().lower() not in ("enter", "return") or page is None:
+        return None
+    if not awaits_order(page):
+        return None
+    return (
+        f"Enter may place the order of payment {reviewed[-1].payment_id}: use confirm_payment,"
+        " which places an order once and records what it paid"
+    )
+
+
 def click_refusal(target: str, steps: list[StepRecord]) -> str | None:
     """A plain click on the place-order control of a review page a card
     went in on is refused: the order is placed by confirm_payment alone,
     which keeps it to once. The control is known by its ref in the page the
     model last saw."""
-    reviewed = [s.result for s in steps if s.tool == PAY and isinstance(s.result, AwaitsOrder)]
+    reviewed = _reviewed(steps)
     if not reviewed:
         return None
-    page = next((p for s in reversed(steps) if (p := page_of(s.result)) is not None), None)
+    page = _last_page(steps)
     control = next((c for c in page.controls if c.ref == target), None) if page else None
     if control is None or not PLACE_ORDER_WORDS.search(control.text):
         return None

@@ -136,6 +136,8 @@ async def set_checked(ctx: StepContext, args: Arguments) -> StepEnd:
 async def press_key(ctx: StepContext, args: Arguments) -> StepEnd:
     owner, browser = ctx.owner, ctx.peers.browser
     target, key = str(args.get("target", "")), str(args["key"])
+    if (refusal := orders.key_refusal(key, ctx.earlier)) is not None:
+        return steps.not_run(refusal)
     return await _act(
         ctx,
         lambda s: browser.press_key(owner, s, target, key),
