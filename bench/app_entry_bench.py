@@ -38,8 +38,14 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from importlib.metadata import version
 
-from enter_private_bench import LOGS, percentiles, service_env, start_claims_and_browser
-from pattern_entry_bench import EntryClient, alternate, control_ref, field_ref
+from enter_private_bench import (
+    LOGS,
+    EntryClient,
+    percentiles,
+    service_env,
+    start_claims_and_browser,
+)
+from pattern_entry_bench import alternate, control_ref, field_ref
 from playwright.async_api import BrowserContext, Page, Response
 
 from nod.browser.v1 import browser_pb2 as bpb

@@ -116,45 +116,63 @@ def percentiles(seconds: list[float]) -> tuple[float, float]:
     return statistics.median(ordered) * 1000, p99 * 1000
 
 
-class Runner:
-    """EnterPrivate through the browser runner, the way tasks calls it."""
+class EntryClient:
+    """EnterPrivate through the browser runner, the way tasks calls it: the
+    vault, one browser session, and the calls a task makes around an entry
+    (pattern_entry_bench.py and app_entry_bench.py use it too)."""
 
-    def __init__(self, browser_addr: str, claims_addr: str, shop_url: str) -> None:
+    def __init__(self, browser_addr: str, claims_addr: str) -> None:
         self.meta = call_metadata(TOKEN, "bench-person")
-        self.shop_url = shop_url
         self._channels = [open_channel(browser_addr), open_channel(claims_addr)]
         self.browser = browser_pb2_grpc.BrowserServiceStub(self._channels[0])
         self.vault = claims_pb2_grpc.VaultServiceStub(self._channels[1])
+        self.session_id = ""
 
-    async def open(self) -> None:
-        item = cpb.VaultItem(
-            kind=cpb.ENTRY_KIND_SAVED_LOGIN,
-            label="demo shop",
-            origin=self.shop_url,
-            fields={"username": USERNAME, "password": PASSWORD},
-        )
-        reply = await self.vault.PutItem(cpb.PutItemRequest(item=item), metadata=self.meta)
-        self.item_id = reply.item.id
+    async def put_item(self, item: cpb.VaultItem) -> str:
+        return (await self.vault.PutItem(cpb.PutItemRequest(item=item), metadata=self.meta)).item.id
+
+    async def open_session(self) -> None:
         opened = await self.browser.OpenSession(
             bpb.OpenSessionRequest(task_id="bench-task"), metadata=self.meta
         )
         self.session_id = opened.session_id
 
-    async def login_page(self) -> bpb.Page:
-        request = bpb.NavigateRequest(session_id=self.session_id, url=f"{self.shop_url}/login")
+    async def close_session(self) -> None:
+        request = bpb.CloseSessionRequest(session_id=self.session_id)
+        await self.browser.CloseSession(request, metadata=self.meta)
+
+    async def navigate(self, url: str) -> bpb.Page:
+        request = bpb.NavigateRequest(session_id=self.session_id, url=url)
         return (await self.browser.Navigate(request, metadata=self.meta, timeout=30)).page
 
-    async def one_entry(self) -> float:
-        page = await self.login_page()
-        fields = {f.name: f.ref for f in page.fields if f.name in ("username", "password")}
-        submit = next(c.ref for c in page.controls if c.kind == "submit")
+    async def read(self) -> bpb.Page:
+        request = bpb.ReadPageRequest(session_id=self.session_id, settle=True)
+        return (await self.browser.ReadPage(request, metadata=self.meta, timeout=30)).page
+
+    async def click(self, target: str) -> bpb.Page:
+        request = bpb.ClickRequest(session_id=self.session_id, target=target)
+        return (await self.browser.Click(request, metadata=self.meta, timeout=30)).page
+
+    async def type_text(self, target: str, text: str) -> bpb.Page:
+        request = bpb.TypeTextRequest(session_id=self.session_id, target=target, text=text)
+        return (await self.browser.TypeText(request, metadata=self.meta, timeout=30)).page
+
+    async def private_entry(self, kind: int, fields: dict[str, str]) -> str:
+        request = cpb.PutPrivateEntryRequest(task_id="bench-task", kind=kind, fields=fields)
+        return (await self.vault.PutPrivateEntry(request, metadata=self.meta)).id
+
+    async def enter(
+        self, kind: int, item_id: str, fields: dict[str, str], submit: str, **extra
+    ) -> float:
+        """One EnterPrivate, timed; it must have submitted."""
         request = bpb.EnterPrivateRequest(
             session_id=self.session_id,
             operation_id=f"bench-{uuid.uuid4().hex}",
-            kind=cpb.ENTRY_KIND_SAVED_LOGIN,
-            item_id=self.item_id,
+            kind=kind,
+            item_id=item_id,
             fields=fields,
             submit=submit,
+            **extra,
         )
         started = time.perf_counter()
         reply = await self.browser.EnterPrivate(request, metadata=self.meta, timeout=60)
@@ -168,6 +186,30 @@ class Runner:
     async def close(self) -> None:
         for channel in self._channels:
             await channel.close()
+
+
+class Runner(EntryClient):
+    """The demo shop's sign-in through the runner."""
+
+    def __init__(self, browser_addr: str, claims_addr: str, shop_url: str) -> None:
+        super().__init__(browser_addr, claims_addr)
+        self.shop_url = shop_url
+
+    async def open(self) -> None:
+        item = cpb.VaultItem(
+            kind=cpb.ENTRY_KIND_SAVED_LOGIN,
+            label="demo shop",
+            origin=self.shop_url,
+            fields={"username": USERNAME, "password": PASSWORD},
+        )
+        self.item_id = await self.put_item(item)
+        await self.open_session()
+
+    async def one_entry(self) -> float:
+        page = await self.navigate(f"{self.shop_url}/login")
+        fields = {f.name: f.ref for f in page.fields if f.name in ("username", "password")}
+        submit = next(c.ref for c in page.controls if c.kind == "submit")
+        return await self.enter(cpb.ENTRY_KIND_SAVED_LOGIN, self.item_id, fields, submit)
 
 
 class Bare:

@@ -20,7 +20,6 @@ import asyncio
 import os
 import subprocess
 import time
-import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from importlib.metadata import version
@@ -28,7 +27,7 @@ from importlib.metadata import version
 import pyotp
 from enter_private_bench import (
     LOGS,
-    TOKEN,
+    EntryClient,
     percentiles,
     service_env,
     start_claims_and_browser,
@@ -36,11 +35,8 @@ from enter_private_bench import (
 from playwright.async_api import Page
 
 from nod.browser.v1 import browser_pb2 as bpb
-from nod.browser.v1 import browser_pb2_grpc
 from nod.claims.v1 import claims_pb2 as cpb
-from nod.claims.v1 import claims_pb2_grpc
 from nod_browser.adapters.chromium import Chromium
-from nodkit.client import call_metadata, open_channel
 from nodtest.database import create_test_database, drop_test_database
 from nodtest.patterns import PatternSites, start_patterns
 
@@ -56,78 +52,6 @@ def field_ref(page: bpb.Page, name: str) -> str:
 
 def control_ref(page: bpb.Page, text: str) -> str:
     return next(c.ref for c in page.controls if c.text.startswith(text))
-
-
-class EntryClient:
-    """EnterPrivate through the browser runner, the way tasks calls it: the
-    vault, one browser session, and the calls a task makes around an entry
-    (app_entry_bench.py uses it too)."""
-
-    def __init__(self, browser_addr: str, claims_addr: str) -> None:
-        self.meta = call_metadata(TOKEN, "bench-person")
-        self._channels = [open_channel(browser_addr), open_channel(claims_addr)]
-        self.browser = browser_pb2_grpc.BrowserServiceStub(self._channels[0])
-        self.vault = claims_pb2_grpc.VaultServiceStub(self._channels[1])
-        self.session_id = ""
-
-    async def put_item(self, item: cpb.VaultItem) -> str:
-        return (await self.vault.PutItem(cpb.PutItemRequest(item=item), metadata=self.meta)).item.id
-
-    async def open_session(self) -> None:
-        opened = await self.browser.OpenSession(
-            bpb.OpenSessionRequest(task_id="bench-task"), metadata=self.meta
-        )
-        self.session_id = opened.session_id
-
-    async def close_session(self) -> None:
-        request = bpb.CloseSessionRequest(session_id=self.session_id)
-        await self.browser.CloseSession(request, metadata=self.meta)
-
-    async def navigate(self, url: str) -> bpb.Page:
-        request = bpb.NavigateRequest(session_id=self.session_id, url=url)
-        return (await self.browser.Navigate(request, metadata=self.meta, timeout=30)).page
-
-    async def read(self) -> bpb.Page:
-        request = bpb.ReadPageRequest(session_id=self.session_id, settle=True)
-        return (await self.browser.ReadPage(request, metadata=self.meta, timeout=30)).page
-
-    async def click(self, target: str) -> bpb.Page:
-        request = bpb.ClickRequest(session_id=self.session_id, target=target)
-        return (await self.browser.Click(request, metadata=self.meta, timeout=30)).page
-
-    async def type_text(self, target: str, text: str) -> bpb.Page:
-        request = bpb.TypeTextRequest(session_id=self.session_id, target=target, text=text)
-        return (await self.browser.TypeText(request, metadata=self.meta, timeout=30)).page
-
-    async def private_entry(self, kind: int, fields: dict[str, str]) -> str:
-        request = cpb.PutPrivateEntryRequest(task_id="bench-task", kind=kind, fields=fields)
-        return (await self.vault.PutPrivateEntry(request, metadata=self.meta)).id
-
-    async def enter(
-        self, kind: int, item_id: str, fields: dict[str, str], submit: str, **extra
-    ) -> float:
-        """One EnterPrivate, timed; it must have submitted."""
-        request = bpb.EnterPrivateRequest(
-            session_id=self.session_id,
-            operation_id=f"bench-{uuid.uuid4().hex}",
-            kind=kind,
-            item_id=item_id,
-            fields=fields,
-            submit=submit,
-            **extra,
-        )
-        started = time.perf_counter()
-        reply = await self.browser.EnterPrivate(request, metadata=self.meta, timeout=60)
-        elapsed = time.perf_counter() - started
-        if not reply.entered or reply.claim.state != cpb.CLAIM_STATE_SUBMITTED:
-            raise RuntimeError(
-                f"EnterPrivate did not submit: {reply.claim.state} {reply.claim.reason}"
-            )
-        return elapsed
-
-    async def close(self) -> None:
-        for channel in self._channels:
-            await channel.close()
 
 
 class Runner(EntryClient):
