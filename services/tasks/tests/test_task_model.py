@@ -1,0 +1,347 @@
+"""The tasks service against a plain-Python model of Stop, Continue and late
+input (G9, G11, G12), driven by a hypothesis state machine. The model server
+stands in for the provider, scripted: a task's run asks the person for a
+one-time code in a private form, and once the form is answered it finishes.
+Rules: StartTask (and its resend after a lost answer), SubmitPrivateForm
+(in time, resent, and late: after Stop), Stop of one task or of all the
+person's tasks, Continue, and restarts of the tasks service (stop and start
+with the same instance id). Every model request that carries a form's
+answer is that form acted on: the history must show each form acted on at
+most once, and none given after its task's run was stopped.
+
+Replay a failure with NOD_HYPOTHESIS_SEED=<the seed printed first>; a deep
+run with NOD_SOAK_SCALE=50."""
+
+import asyncio
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+import pytest
+from hypothesis import strategies as st
+from hypothesis.stateful import (
+    Bundle,
+    RuleBasedStateMachine,
+    initialize,
+    invariant,
+    precondition,
+    rule,
+)
+
+from nod.claims.v1 import claims_pb2 as claims_pb
+from nod.claims.v1 import claims_pb2_grpc
+from nod.tasks.v1 import tasks_pb2 as pb
+from nod.tasks.v1 import tasks_pb2_grpc
+from nod_tasks.wiring import build
+from nodkit import service
+from nodkit.client import NodRpcError, call_metadata, open_channel
+from nodtest.history_check import History, Outcome
+from nodtest.model_runs import InProcess, Loop, run_machine
+from nodtest.soak_report import soak_scale
+
+from .conftest import tasks_settings
+from .model_server import Answer, ModelServer, tool_call
+
+pytestmark = pytest.mark.state_machine
+
+# Each step waits for the agent loop to settle: far slower than a plain call.
+EXAMPLES = 10
+STEPS = 30
+MIN_STEPS = 300
+STEPS_BETWEEN_RESTARTS = 12
+SETTLE_S = 20.0
+
+WAITING = pb.TASK_STATE_WAITING
+DONE = pb.TASK_STATE_DONE
+STOPPED = pb.TASK_STATE_STOPPED
+SETTLED = frozenset({WAITING, DONE, STOPPED, pb.TASK_STATE_FAILED, pb.TASK_STATE_INTERRUPTED})
+
+
+def marker_of(body: dict[str, Any]) -> str:
+    for message in body["messages"]:
+        content = message.get("content") or ""
+        if message["role"] == "user" and "[task " in content:
+            return content.split("[task ", 1)[1].split("]", 1)[0]
+    return ""
+
+
+@dataclass
+class FormScript:
+    """The stand-in model: a run asks for a code; the code answered, it
+    finishes. It notes each request that carried a form's answer."""
+
+    answered: list[str] = field(default_factory=list)
+
+    async def answer(self, body: dict[str, Any]) -> Answer:
+        last = body["messages"][-1]
+        if last["role"] == "tool" and "form" in (last.get("content") or ""):
+            self.answered.append(marker_of(body))
+            return tool_call("finish", {"message": "signed in"})
+        # Never the same call twice in a task: a repeated identical call is
+        # refused as a possible duplicate.
+        reason = f"the shop's code ({len(body['messages'])})"
+        return tool_call("ask_private_form", {"kind": "one_time_code", "reason": reason})
+
+
+@dataclass
+class ModelTask:
+    marker: str
+    request_id: str
+    task_id: str = ""
+    state: int = WAITING
+    run: int = 1
+    form_id: str = ""
+    forms_answered: int = 0
+
+    @property
+    def scope(self) -> str:
+        return f"{self.task_id}/run-{self.run}"
+
+
+@dataclass
+class Run:
+    loop: Loop
+    tasks: InProcess
+    claims_address: str
+    script: FormScript
+    token: object
+
+
+class TasksModel(RuleBasedStateMachine):
+    run: Run
+    steps_taken = 0
+
+    tasks = Bundle("tasks")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.person = f"person-{uuid.uuid4().hex[:12]}"
+        self.meta = call_metadata(self.run.token, self.person)  # type: ignore[arg-type]
+        self.model: dict[str, ModelTask] = {}
+        self.history = History()
+        self.may_restart = False
+        self.steps_since_restart = 0
+        self.answered_seen = len(self.run.script.answered)
+        self.vault_channel: grpc.aio.Channel | None = None
+
+    @property
+    def stub(self) -> tasks_pb2_grpc.TasksServiceStub:
+        return self.run.tasks.stub(tasks_pb2_grpc.TasksServiceStub)
+
+    def call(self, method, request):
+        async def go():
+            try:
+                return await method(request, metadata=self.meta, timeout=30)
+            except grpc.aio.AioRpcError as raw:
+                return NodRpcError(raw)
+
+        return self.run.loop.run(go())
+
+    def settled(self, task: ModelTask) -> pb.Task:
+        """The task once its agent loop has nothing left to do for now."""
+
+        async def read():
+            deadline = asyncio.get_running_loop().time() + SETTLE_S
+            while True:
+                request = pb.GetTaskRequest(task_id=task.task_id)
+                got = (await self.stub.GetTask(request, metadata=self.meta)).task
+                if got.state in SETTLED:
+                    return got
+                assert asyncio.get_running_loop().time() < deadline, f"never settled: {got}"
+                await asyncio.sleep(0.02)
+
+        return self.run.loop.run(read())
+
+    def expect(self, task: ModelTask) -> None:
+        got = self.settled(task)
+        assert got.state == task.state, (got.message, got, task)
+        if task.state == WAITING:
+            assert got.wait.kind == pb.WAIT_KIND_PRIVATE_FORM
+            task.form_id = got.wait.id
+
+    def private_entry(self, task: ModelTask) -> str:
+        async def put():
+            vault = claims_pb2_grpc.VaultServiceStub(self.vault_channel)
+            request = claims_pb.PutPrivateEntryRequest(
+                task_id=task.task_id,
+                kind=claims_pb.ENTRY_KIND_ONE_TIME_CODE,
+                fields={"code": "492817"},
+            )
+            return (await vault.PutPrivateEntry(request, metadata=self.meta)).id
+
+        return self.run.loop.run(put())
+
+    # --- rules ----------------------------------------------------------------
+
+    @initialize(may_restart=st.booleans())
+    def person_arrives(self, may_restart: bool) -> None:
+        self.may_restart = may_restart
+
+        async def connect():
+            # Made on the run's loop, where every call is awaited.
+            return open_channel(self.run.claims_address)
+
+        self.vault_channel = self.run.loop.run(connect())
+
+    @rule(target=tasks, lose_first_answer=st.booleans())
+    def start_task(self, lose_first_answer):
+        task = ModelTask(uuid.uuid4().hex[:10], f"request-{uuid.uuid4().hex}")
+        request = pb.StartTaskRequest(
+            text=f"Sign in to the shop [task {task.marker}]", request_id=task.request_id
+        )
+        reply = self.call(self.stub.StartTask, request)
+        if lose_first_answer:
+            reply = self.call(self.stub.StartTask, request)
+        assert not isinstance(reply, NodRpcError), reply
+        task.task_id = reply.task.id
+        assert task.task_id not in self.model, "a resent StartTask made a second task"
+        self.model[task.task_id] = task
+        self.expect(task)
+        return task.task_id
+
+    @rule(task_id=tasks, resend=st.booleans())
+    def submit_the_code(self, task_id, resend):
+        task = self.model[task_id]
+        if not task.form_id:
+            return
+        entry_id = self.private_entry(task)
+        request = pb.SubmitPrivateFormRequest(
+            task_id=task_id, form_id=task.form_id, item_id=entry_id
+        )
+        reply = self.call(self.stub.SubmitPrivateForm, request)
+        outcome = Outcome.FAILED if isinstance(reply, NodRpcError) else Outcome.OK
+        self.history.operation(task.form_id, "submit_form", outcome, scope=task.scope)
+        if resend:
+            self.call(self.stub.SubmitPrivateForm, request)
+            self.history.operation(task.form_id, "submit_form", Outcome.UNKNOWN, scope=task.scope)
+        if task.state == STOPPED:
+            assert isinstance(reply, NodRpcError), reply
+            assert (reply.code, reply.reason) == (
+                grpc.StatusCode.FAILED_PRECONDITION,
+                "TASK_STOPPED",
+            ), reply
+        elif task.state == WAITING:
+            assert not isinstance(reply, NodRpcError), reply
+            task.state = DONE
+            task.forms_answered += 1
+        else:
+            assert isinstance(reply, NodRpcError), reply
+        self.expect(task)
+
+    @rule(task_id=tasks)
+    def stop_one(self, task_id):
+        task = self.model[task_id]
+        reply = self.call(self.stub.Stop, pb.StopRequest(task_id=task_id))
+        assert not isinstance(reply, NodRpcError), reply
+        expected = {task_id} if task.state == WAITING else set()
+        assert {t.id for t in reply.tasks} == expected
+        if task.state == WAITING:
+            self.history.stop(task.scope)
+            task.state = STOPPED
+        self.expect(task)
+
+    @rule()
+    def stop_everything(self):
+        reply = self.call(self.stub.Stop, pb.StopRequest())
+        assert not isinstance(reply, NodRpcError), reply
+        live = {t.task_id for t in self.model.values() if t.state == WAITING}
+        assert {t.id for t in reply.tasks} == live
+        for task_id in live:
+            self.history.stop(self.model[task_id].scope)
+            self.model[task_id].state = STOPPED
+
+    @precondition(lambda self: any(t.state == STOPPED for t in self.model.values()))
+    @rule(data=st.data())
+    def continue_a_stopped_task(self, data):
+        # In the order they were made: ids are random, the order is the run's.
+        stopped = [t.task_id for t in self.model.values() if t.state == STOPPED]
+        task = self.model[data.draw(st.sampled_from(stopped))]
+        request = pb.ContinueRequest(task_id=task.task_id, text="I checked; go on")
+        reply = self.call(self.stub.Continue, request)
+        assert not isinstance(reply, NodRpcError), reply
+        task.run += 1
+        task.state = WAITING
+        self.expect(task)
+
+    @precondition(
+        lambda self: self.may_restart and self.steps_since_restart >= STEPS_BETWEEN_RESTARTS
+    )
+    @rule()
+    def tasks_service_restarts(self):
+        """A task waiting for the person runs nothing: a restart leaves it
+        waiting for the same form."""
+        self.run.loop.run(self.run.tasks.restart())
+        self.steps_since_restart = 0
+        for task in self.model.values():
+            if task.state != WAITING:
+                continue
+            before = task.form_id
+            self.expect(task)
+            assert task.form_id == before
+
+    # --- what must always hold -----------------------------------------------
+
+    @invariant()
+    def forms_acted_on_match_the_model(self):
+        TasksModel.steps_taken += 1
+        self.steps_since_restart += 1
+        by_marker = {t.marker: t for t in self.model.values()}
+        for marker in self.run.script.answered[self.answered_seen :]:
+            task = by_marker.get(marker)
+            if task is None:
+                continue  # another example's task
+            self.history.side_effect(task.form_id, "the model was given the form's answer")
+        self.answered_seen = len(self.run.script.answered)
+        for task in self.model.values():
+            self.history.seen(task.task_id, pb.TaskState.Name(task.state).lower())
+
+    def teardown(self):
+        try:
+            self.run.loop.run(self._stop_all())
+            self.history.assert_kept()
+        finally:
+            if self.vault_channel is not None:
+                self.run.loop.run(self.vault_channel.close(None))
+
+    async def _stop_all(self):
+        # The queue is shared: nothing of this example may run in the next.
+        await self.stub.Stop(pb.StopRequest(), metadata=self.meta)
+
+
+def test_tasks_follow_their_model(tasks_migrated, service_token, peers, log_tee):
+    loop = Loop()
+    script = FormScript()
+    server = ModelServer()
+    server.otherwise = script.answer
+    loop.run(server.start())
+    settings = tasks_settings(
+        tasks_migrated,
+        service_token,
+        peers,
+        instance_id="tasks-model",
+        model_url=server.url,
+    )
+
+    async def start():
+        return await service.start(await build(settings), settings, listen="127.0.0.1:0")
+
+    tasks = InProcess(start)
+    loop.run(tasks.start())
+    TasksModel.run = Run(loop, tasks, peers.claims.address, script, service_token)
+    TasksModel.steps_taken = 0
+    try:
+        run_machine(
+            "tasks",
+            TasksModel,
+            examples=EXAMPLES,
+            steps=STEPS,
+            min_steps=MIN_STEPS,
+            steps_done=lambda: TasksModel.steps_taken,
+        )
+    finally:
+        loop.run(tasks.stop())
+        loop.run(server.close())
+        loop.close()
+    print(f"tasks: {TasksModel.steps_taken} steps, {tasks.restarts} service restarts")
+    assert TasksModel.steps_taken >= MIN_STEPS * soak_scale()

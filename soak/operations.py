@@ -1,0 +1,302 @@
+"""The soak's operations, each the way a client of nod makes it: a claim and
+its MarkSubmitted, a saved login entered on the demo shop, an app action
+proposed and said yes to, a card payment on the demo shop. A call that ends
+without a definite answer (UNAVAILABLE, DEADLINE_EXCEEDED: a service was
+killed under it) is resent once, unchanged, once the service is back, as a
+client does after a lost answer; the resend must find the first record.
+
+Each operation returns its Outcome; what the outside world received is
+counted by the demo shop and demo app, and checked in mixed_load."""
+
+import asyncio
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TypeVar
+
+import grpc
+from google.protobuf import struct_pb2
+
+from nod.approvals.v1 import approvals_pb2 as approvals
+from nod.approvals.v1 import approvals_pb2_grpc
+from nod.browser.v1 import browser_pb2 as browser
+from nod.browser.v1 import browser_pb2_grpc
+from nod.claims.v1 import claims_pb2 as claims
+from nod.claims.v1 import claims_pb2_grpc
+from nod.payments.v1 import payments_pb2 as payments
+from nod.payments.v1 import payments_pb2_grpc
+from nodkit.client import open_channel
+from nodtest.browser import control_ref, enter_request, field_ref
+from nodtest.claims import CANARY_CARD
+
+from .system import SHOP_USERNAME, System
+
+MAY_HAVE_HAPPENED = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED}
+CALL_TIMEOUT_S = 20.0
+SECURITY_CODE = "737"
+T = TypeVar("T")
+
+
+class Outcome(StrEnum):
+    OK = "ok"
+    FAILED = "failed"  # a definite refusal: nothing happened
+    UNKNOWN = "unknown"  # may have happened: left for the records to tell
+
+
+class Unknown(Exception):
+    """The call, and its one resend, ended without a definite answer."""
+
+
+@dataclass
+class Person:
+    name: str
+    meta: tuple
+    login_id: str
+    card_id: str
+    account_id: str
+
+
+class Operations:
+    def __init__(self, system: System) -> None:
+        self.system = system
+        self.claims = claims_pb2_grpc.ClaimsServiceStub(open_channel(system.address("claims")))
+        self.vault = claims_pb2_grpc.VaultServiceStub(open_channel(system.address("claims")))
+        self.approvals = approvals_pb2_grpc.ApprovalsServiceStub(
+            open_channel(system.address("approvals"))
+        )
+        self.payments = payments_pb2_grpc.PaymentsServiceStub(
+            open_channel(system.address("payments"))
+        )
+        self.browser = browser_pb2_grpc.BrowserServiceStub(open_channel(system.address("browser")))
+        self.grants: dict[str, int] = {}
+
+    async def person(self) -> Person:
+        name = f"soak-{uuid.uuid4().hex[:10]}"
+        meta = self.system.meta(name)
+        login = await self.vault.PutItem(
+            claims.PutItemRequest(
+                item=claims.VaultItem(
+                    kind=claims.ENTRY_KIND_SAVED_LOGIN,
+                    label="Demo shop",
+                    origin=self.system.shop.url,
+                    fields={"username": SHOP_USERNAME, "password": self.system.password},
+                )
+            ),
+            metadata=meta,
+        )
+        card = await self.vault.PutItem(
+            claims.PutItemRequest(
+                item=claims.VaultItem(
+                    kind=claims.ENTRY_KIND_CARD,
+                    label="Visa",
+                    fields={"number": CANARY_CARD, "expiry": "12/29", "holder_name": "Ada"},
+                )
+            ),
+            metadata=meta,
+        )
+        account = await self.approvals.ConnectAccount(
+            approvals.ConnectAccountRequest(
+                account=approvals.Account(
+                    app="webhook",
+                    label="Demo app",
+                    settings={"url": f"{self.system.app.url}/hooks/soak"},
+                )
+            ),
+            metadata=meta,
+        )
+        return Person(name, meta, login.item.id, card.item.id, account.account.id)
+
+    async def call(self, make: Callable[[], Awaitable[T]]) -> T:
+        """One call, resent once, unchanged, after an answer that was lost."""
+        try:
+            return await make()
+        except grpc.aio.AioRpcError as error:
+            if error.code() not in MAY_HAVE_HAPPENED:
+                raise
+        await asyncio.sleep(1.0)  # a killed service is starting again meanwhile
+        try:
+            return await make()
+        except grpc.aio.AioRpcError as error:
+            if error.code() in MAY_HAVE_HAPPENED:
+                raise Unknown(error.code().name) from None
+            raise
+
+    def _granted(self, operation_id: str, reply: claims.ClaimResponse) -> None:
+        if reply.granted and reply.secret_fields:
+            self.grants[operation_id] = self.grants.get(operation_id, 0) + 1
+
+    async def claim(self, person: Person) -> Outcome:
+        operation_id = f"soak-claim-{uuid.uuid4().hex}"
+        request = claims.ClaimRequest(
+            operation_id=operation_id,
+            kind=claims.ENTRY_KIND_SAVED_LOGIN,
+            item_id=person.login_id,
+            origin=self.system.shop.url,
+            task_id="soak-claims",
+            holder="soak-caller",
+        )
+        # A holder with a live lease, as a runner keeps one (a killed
+        # claims service forgets nothing: the lease is a row).
+        renew = claims.RenewHolderRequest(holder="soak-caller")
+        await self.call(
+            lambda: self.claims.RenewHolder(renew, metadata=person.meta, timeout=CALL_TIMEOUT_S)
+        )
+        reply = await self.call(
+            lambda: self.claims.Claim(request, metadata=person.meta, timeout=CALL_TIMEOUT_S)
+        )
+        self._granted(operation_id, reply)
+        if not reply.granted:
+            return Outcome.FAILED
+        done = claims.MarkSubmittedRequest(claim_id=reply.claim.id, holder="soak-caller")
+        await self.call(
+            lambda: self.claims.MarkSubmitted(done, metadata=person.meta, timeout=CALL_TIMEOUT_S)
+        )
+        return Outcome.OK
+
+    async def _session(self, person: Person, task_id: str, path: str):
+        opened = await self.browser.OpenSession(
+            browser.OpenSessionRequest(task_id=task_id), metadata=person.meta, timeout=30
+        )
+        try:
+            page = await self.browser.Navigate(
+                browser.NavigateRequest(
+                    session_id=opened.session_id, url=f"{self.system.shop.url}{path}"
+                ),
+                metadata=person.meta,
+                timeout=30,
+            )
+        except grpc.aio.AioRpcError:
+            # Closed, or the runner's session limit fills with pages nobody uses.
+            await self._close(person, opened.session_id)
+            raise
+        return opened.session_id, page.page
+
+    async def _close(self, person: Person, session_id: str) -> None:
+        try:
+            await self.browser.CloseSession(
+                browser.CloseSessionRequest(session_id=session_id), metadata=person.meta, timeout=10
+            )
+        except grpc.aio.AioRpcError:
+            pass  # the runner was killed: its sessions went with it
+
+    async def entry(self, person: Person) -> Outcome:
+        """A saved login typed into the shop's sign-in form."""
+        session_id, page = await self._session(person, "soak-entries", "/login")
+        try:
+            request = enter_request(
+                session_id,
+                person.login_id,
+                claims.ENTRY_KIND_SAVED_LOGIN,
+                {"username": field_ref(page, "username"), "password": field_ref(page, "password")},
+                control_ref(page, "Sign in"),
+            )
+            reply = await self.call(
+                lambda: self.browser.EnterPrivate(request, metadata=person.meta, timeout=40)
+            )
+            return Outcome.OK if reply.entered else Outcome.FAILED
+        finally:
+            await self._close(person, session_id)
+
+    async def decision(self, person: Person) -> Outcome:
+        """An app action proposed, said yes to, and waited for."""
+        parameters = struct_pb2.Struct()
+        parameters.update({"order": uuid.uuid4().hex[:8]})
+        proposal = approvals.ProposeRequest(
+            task_id=f"soak-task-{uuid.uuid4().hex[:8]}",
+            account_id=person.account_id,
+            action="post",
+            parameters=parameters,
+            summary="Tell the demo app",
+            request_id=f"soak-{uuid.uuid4().hex}",
+        )
+        proposed = await self.call(
+            lambda: self.approvals.Propose(proposal, metadata=person.meta, timeout=CALL_TIMEOUT_S)
+        )
+        yes = approvals.DecideRequest(
+            approval_id=proposed.approval.id, decision=approvals.DECISION_YES
+        )
+        await self.call(
+            lambda: self.approvals.Decide(yes, metadata=person.meta, timeout=CALL_TIMEOUT_S)
+        )
+        return Outcome.OK
+
+    async def payment(self, person: Person) -> Outcome:
+        """A card payment: the yes, the card entered under its claim, the
+        outcome read from the shop's page."""
+        task_id = f"soak-pay-{uuid.uuid4().hex[:8]}"
+        code = await self.call(
+            lambda: self.vault.PutPrivateEntry(
+                claims.PutPrivateEntryRequest(
+                    task_id=task_id,
+                    kind=claims.ENTRY_KIND_SECURITY_CODE,
+                    fields={"security_code": SECURITY_CODE},
+                ),
+                metadata=person.meta,
+                timeout=CALL_TIMEOUT_S,
+            )
+        )
+        create = payments.CreatePaymentRequest(
+            request_id=f"{task_id}:step-1",
+            task_id=task_id,
+            merchant_origin=self.system.shop.url,
+            amount_minor=2500,
+            currency="EUR",
+            description="Desk lamp",
+            card_item_id=person.card_id,
+            card_label="Visa",
+        )
+        created = await self.call(
+            lambda: self.payments.CreatePayment(create, metadata=person.meta, timeout=20)
+        )
+        payment_id = created.payment.id
+        yes = payments.ConfirmPaymentRequest(payment_id=payment_id, decision=payments.DECISION_YES)
+        await self.call(lambda: self.payments.ConfirmPayment(yes, metadata=person.meta, timeout=20))
+        start = payments.StartCardEntryRequest(payment_id=payment_id)
+        started = await self.call(
+            lambda: self.payments.StartCardEntry(start, metadata=person.meta, timeout=20)
+        )
+        try:
+            return await self._enter_card(person, payment_id, started, code.id, task_id)
+        except (Unknown, grpc.aio.AioRpcError):
+            # As the tasks service does: an entry that ended without a
+            # definite answer is recorded UNCERTAIN, never tried again.
+            uncertain = payments.RecordUncertainRequest(
+                payment_id=payment_id, reason="the soak's card entry ended without an answer"
+            )
+            await self.call(
+                lambda: self.payments.RecordUncertain(uncertain, metadata=person.meta, timeout=20)
+            )
+            return Outcome.UNKNOWN
+
+    async def _enter_card(self, person, payment_id, started, code_id, task_id) -> Outcome:
+        session_id, page = await self._session(person, task_id, "/checkout")
+        try:
+            request = enter_request(
+                session_id,
+                person.card_id,
+                claims.ENTRY_KIND_CARD,
+                {
+                    "number": field_ref(page, "card_number"),
+                    "expiry": field_ref(page, "expiry"),
+                    "security_code": field_ref(page, "cvc"),
+                    "holder_name": field_ref(page, "holder"),
+                },
+                control_ref(page, "Pay"),
+                operation_id=started.card_operation_id,
+                companion_entry_id=code_id,
+            )
+            entered = await self.call(
+                lambda: self.browser.EnterPrivate(request, metadata=person.meta, timeout=40)
+            )
+        finally:
+            await self._close(person, session_id)
+        if not entered.entered:
+            return Outcome.FAILED
+        submitted = payments.RecordSubmittedRequest(
+            payment_id=payment_id, claim_id=entered.claim.id
+        )
+        await self.call(
+            lambda: self.payments.RecordSubmitted(submitted, metadata=person.meta, timeout=20)
+        )
+        return Outcome.OK
