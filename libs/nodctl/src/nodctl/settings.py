@@ -1,0 +1,70 @@
+"""nodctl's settings: the gateway's (the services' addresses, the people
+store's database, tokens, TLS: the NOD_* environment every service reads),
+and the two things only nodctl needs, the browser service's address (for
+health) and the gateway's URL."""
+
+import os
+import pathlib
+
+from pydantic import AliasChoices, Field
+
+from nod_gateway.settings import GatewaySettings
+from nodkit.settings import shared
+
+CALLER = "operator"
+# What `make run` leaves in its var/ (scripts/nodrun/secrets.py): used when
+# the environment names no token, so nodctl works beside `make run` from the
+# checkout with no flags.
+MAKE_RUN_TOKENS = pathlib.Path("var/service-tokens")
+MAKE_RUN_TOKEN = pathlib.Path("var/service-token")
+TOKEN_VARIABLES = ("NOD_SERVICE_TOKEN", "NOD_SERVICE_TOKENS")
+
+
+class NodctlSettings(GatewaySettings):
+    browser_addr: str = Field("127.0.0.1:50054", validation_alias=shared("browser_addr"))
+    # Where the gateway answers HTTP; empty: http:// and NOD_GATEWAY_LISTEN
+    # (a wildcard address read as loopback).
+    gateway_url: str = Field("", validation_alias=AliasChoices("NOD_NODCTL_GATEWAY_URL"))
+
+    def gateway_base(self) -> str:
+        if self.gateway_url:
+            return self.gateway_url.rstrip("/")
+        host, _, port = self.listen.rpartition(":")
+        if host in ("", "0.0.0.0", "::", "[::]"):
+            host = "127.0.0.1"
+        return f"http://{host}:{port}"
+
+    def addresses(self) -> dict[str, str]:
+        return {
+            "claims": self.claims_addr,
+            "approvals": self.approvals_addr,
+            "payments": self.payments_addr,
+            "browser": self.browser_addr,
+            "tasks": self.tasks_addr,
+        }
+
+
+def _names_a_token() -> bool:
+    return any(
+        variable in os.environ or f"{variable}_FILE" in os.environ for variable in TOKEN_VARIABLES
+    )
+
+
+def load() -> NodctlSettings:
+    """From the environment; with no token in it, `make run`'s from var/
+    (the operator's own if it has one, else the single token)."""
+    if _names_a_token():
+        return NodctlSettings()
+    tokens = _make_run_tokens()
+    if CALLER in tokens:
+        return NodctlSettings(service_tokens=f"{CALLER}:{tokens[CALLER]}")
+    if MAKE_RUN_TOKEN.exists():
+        return NodctlSettings(service_token=MAKE_RUN_TOKEN.read_text().strip())
+    return NodctlSettings()
+
+
+def _make_run_tokens() -> dict[str, str]:
+    if not MAKE_RUN_TOKENS.exists():
+        return {}
+    lines = MAKE_RUN_TOKENS.read_text().splitlines()
+    return dict(line.split(" ", 1) for line in lines if " " in line.strip())
