@@ -48,3 +48,50 @@ def test_tampering_is_detected():
     flipped = body[:-4] + ("AAAA" if body[-4:] != "AAAA" else "BBBB")
     with pytest.raises(SealError):
         sealer.open(f"{key_id}:{flipped}", "ada")
+
+
+def test_resealed_fields_open_under_the_newest_key_alone():
+    old, new = new_key_setting(), new_key_setting()
+    sealed = Sealer(f"k-old:{old}").seal_fields({"password": "hunter2"}, "ada", "row-1")
+    rotating = Sealer(f"k-new:{new},k-old:{old}")
+    assert not rotating.fields_current(sealed)
+    resealed = rotating.reseal_fields(sealed, "ada", "row-1")
+    assert rotating.fields_current(resealed) and rotating.current_key_id == "k-new"
+    assert Sealer(f"k-new:{new}").open_fields(resealed, "ada", "row-1") == {"password": "hunter2"}
+    # Still bound to its owner and row.
+    with pytest.raises(SealError):
+        rotating.reseal_fields(sealed, "bob", "row-1")
+
+
+def test_a_keyed_digest_matches_only_the_same_value_and_context():
+    sealer = Sealer(new_key_setting())
+    token = sealer.digest("492817", "ada", "vault_requests", "req-1")
+    assert "492817" not in token
+    assert sealer.digest_matches(token, "492817", "ada", "vault_requests", "req-1")
+    assert sealer.digest("492817", "ada", "vault_requests", "req-1") == token
+    for value, context in [
+        ("492818", ("ada", "vault_requests", "req-1")),
+        ("492817", ("bob", "vault_requests", "req-1")),
+        ("492817", ("ada", "vault_requests", "req-2")),
+        ("", ("ada", "vault_requests", "req-1", "492817")),
+    ]:
+        assert not sealer.digest_matches(token, value, *context)
+
+
+def test_a_keyed_digest_needs_the_key():
+    # Without the key, trying every six-digit code finds nothing: another
+    # key's digest of the same value differs, and it can't be checked.
+    value, context = "492817", ("ada", "vault_requests", "req-1")
+    token = Sealer(new_key_setting()).digest(value, *context)
+    other = Sealer(new_key_setting())
+    assert other.digest(value, *context) != token
+    assert not other.digest_matches(token, value, *context)
+
+
+def test_a_digest_is_checked_under_the_key_it_names_after_rotation():
+    old = new_key_setting()
+    token = Sealer(f"k-old:{old}").digest("secret", "ada")
+    rotated = Sealer(f"k-new:{new_key_setting()},k-old:{old}")
+    assert rotated.digest_matches(token, "secret", "ada")
+    assert rotated.digest("secret", "ada").startswith("k-new:")
+    assert not Sealer(f"k-new:{new_key_setting()}").digest_matches(token, "secret", "ada")

@@ -7,17 +7,26 @@ first key in NOD_VAULT_KEY seals, every listed key opens.
 
 NOD_VAULT_KEY is either one base64 key of 32 bytes, or a comma-separated list
 of `key_id:base64key`, newest first.
+
+A keyed digest (HMAC-SHA256 under a key derived from the vault key) tells
+whether two requests carried the same private values without keeping them:
+a plain hash of a six-digit code is undone by trying a million codes; this
+one only by whoever holds the vault key.
 """
 
 import base64
 import binascii
 import hashlib
+import hmac
 import os
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 NONCE_BYTES = 12
+# Derives the digest key from a sealing key: the AES key itself never keys
+# an HMAC, and a digest says nothing about it.
+DIGEST_KEY_LABEL = b"nod keyed digest v1"
 
 
 class SealError(Exception):
@@ -59,6 +68,23 @@ class Sealer:
         ring = parse_key_ring(key_setting)
         self._current_id = ring[0][0]
         self._ciphers = {key_id: AESGCM(key) for key_id, key in ring}
+        self._digest_keys = {
+            key_id: hmac.new(key, DIGEST_KEY_LABEL, hashlib.sha256).digest() for key_id, key in ring
+        }
+
+    @property
+    def current_key_id(self) -> str:
+        """The newest key's id: what every value sealed now names."""
+        return self._current_id
+
+    def is_current(self, token: str) -> bool:
+        """Whether `token` names the newest key (read from its prefix; nothing opened)."""
+        return token.partition(":")[0] == self._current_id
+
+    def reseal(self, token: str, *context: str) -> str:
+        """`token`'s value sealed again under the newest key, for the same
+        context (raises SealError when it does not open)."""
+        return self.seal(self.open(token, *context), *context)
 
     def seal(self, plaintext: str, *context: str) -> str:
         nonce = os.urandom(NONCE_BYTES)
@@ -84,3 +110,31 @@ class Sealer:
 
     def open_fields(self, sealed: dict[str, str], *context: str) -> dict[str, str]:
         return {name: self.open(token, *context, name) for name, token in sealed.items()}
+
+    def fields_current(self, sealed: dict[str, str]) -> bool:
+        return all(self.is_current(token) for token in sealed.values())
+
+    def reseal_fields(self, sealed: dict[str, str], *context: str) -> dict[str, str]:
+        """Every field under the newest key; the value itself never leaves here."""
+        return {name: self.reseal(token, *context, name) for name, token in sealed.items()}
+
+    def digest(self, plaintext: str, *context: str) -> str:
+        """A keyed digest of `plaintext` bound to `context`, naming its key:
+        equal for equal input under the same key, and nothing to anyone
+        without the key. URL-safe base64, not hex: hex can hold a run of
+        digits that reads like a card number."""
+        return f"{self._current_id}:{self._keyed(self._current_id, plaintext, context)}"
+
+    def digest_matches(self, token: str, plaintext: str, *context: str) -> bool:
+        """Whether `token` (from digest) was made of this plaintext and
+        context. A digest under a key no longer listed can't be checked and
+        does not match: the caller refuses rather than guesses."""
+        key_id, _, expected = token.partition(":")
+        if key_id not in self._digest_keys:
+            return False
+        return hmac.compare_digest(self._keyed(key_id, plaintext, context), expected)
+
+    def _keyed(self, key_id: str, plaintext: str, context: tuple[str, ...]) -> str:
+        message = _associated_data((*context, plaintext))
+        mac = hmac.new(self._digest_keys[key_id], message, hashlib.sha256).digest()
+        return base64.urlsafe_b64encode(mac).decode().rstrip("=")

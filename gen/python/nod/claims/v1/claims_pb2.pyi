@@ -777,6 +777,16 @@ class PutItemRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     ITEM_FIELD_NUMBER: _builtins.int
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
+    request_id: _builtins.str
+    """Optional, 1-128 printable characters, chosen by the caller once per
+    request (the web form carries one made when the form is shown). A
+    resend with the same request_id and the same content answers the item
+    the first request saved, as it is now, and writes nothing (NOT_FOUND,
+    ITEM_NOT_FOUND if it was deleted since); other content is refused
+    ALREADY_EXISTS, reason REQUEST_ID_REUSED. Each person's request ids are
+    their own, shared with PutPrivateEntry. Empty: every call saves.
+    """
     @_builtins.property
     def item(self) -> Global___VaultItem:
         """Without an id, creates; with the id of an existing item, replaces it."""
@@ -785,10 +795,11 @@ class PutItemRequest(_message.Message):
         self,
         *,
         item: Global___VaultItem | None = ...,
+        request_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["item", b"item"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["item", b"item"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["item", b"item", "request_id", b"request_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -915,11 +926,21 @@ class PutPrivateEntryRequest(_message.Message):
     TASK_ID_FIELD_NUMBER: _builtins.int
     KIND_FIELD_NUMBER: _builtins.int
     FIELDS_FIELD_NUMBER: _builtins.int
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
     task_id: _builtins.str
     kind: Global___EntryKind.ValueType
     """ENTRY_KIND_ONE_TIME_CODE (field `code`), ENTRY_KIND_TYPED_PASSWORD
     (`password`, optional `username`) or ENTRY_KIND_SECURITY_CODE
     (`security_code`).
+    """
+    request_id: _builtins.str
+    """Optional, 1-128 printable characters, chosen by the caller once per
+    request (the private form carries one made when the form is shown). A
+    resend with the same request_id and the same content (task, kind and
+    fields) answers the id of the entry the first request made, even once
+    that entry was used or discarded, and stores nothing; other content is
+    refused ALREADY_EXISTS, reason REQUEST_ID_REUSED. Each person's request
+    ids are their own, shared with PutItem. Empty: every call stores one.
     """
     @_builtins.property
     def fields(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]: ...
@@ -929,10 +950,11 @@ class PutPrivateEntryRequest(_message.Message):
         task_id: _builtins.str = ...,
         kind: Global___EntryKind.ValueType = ...,
         fields: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
+        request_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["fields", b"fields", "kind", b"kind", "task_id", b"task_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["fields", b"fields", "kind", b"kind", "request_id", b"request_id", "task_id", b"task_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -994,3 +1016,64 @@ class DiscardPrivateEntriesResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___DiscardPrivateEntriesResponse: _TypeAlias = DiscardPrivateEntriesResponse  # noqa: Y015
+
+@_typing.final
+class ResealRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    BATCH_SIZE_FIELD_NUMBER: _builtins.int
+    batch_size: _builtins.int
+    """Rows re-sealed per transaction, each committed before the next is read;
+    1-1000, 0 means 100.
+    """
+    def __init__(
+        self,
+        *,
+        batch_size: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["batch_size", b"batch_size"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ResealRequest: _TypeAlias = ResealRequest  # noqa: Y015
+
+@_typing.final
+class ResealResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_FIELD_NUMBER: _builtins.int
+    RESEALED_FIELD_NUMBER: _builtins.int
+    ALREADY_CURRENT_FIELD_NUMBER: _builtins.int
+    UNREADABLE_FIELD_NUMBER: _builtins.int
+    TABLE_DONE_FIELD_NUMBER: _builtins.int
+    KEY_ID_FIELD_NUMBER: _builtins.int
+    table: _builtins.str
+    """"vault_items" or "private_entries"."""
+    resealed: _builtins.int
+    """This table's running totals so far in this call."""
+    already_current: _builtins.int
+    unreadable: _builtins.int
+    """Rows with a value that opens under no key this service has: left as they are."""
+    table_done: _builtins.bool
+    """The table's last message: its totals are final."""
+    key_id: _builtins.str
+    """The newest key's id, which every resealed value now names."""
+    def __init__(
+        self,
+        *,
+        table: _builtins.str = ...,
+        resealed: _builtins.int = ...,
+        already_current: _builtins.int = ...,
+        unreadable: _builtins.int = ...,
+        table_done: _builtins.bool = ...,
+        key_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["already_current", b"already_current", "key_id", b"key_id", "resealed", b"resealed", "table", b"table", "table_done", b"table_done", "unreadable", b"unreadable"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ResealResponse: _TypeAlias = ResealResponse  # noqa: Y015

@@ -213,3 +213,46 @@ class VaultServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_claims_pb2.DiscardPrivateEntriesResponse, _abc.Awaitable[_claims_pb2.DiscardPrivateEntriesResponse]]: ...
 
 def add_VaultServiceServicer_to_server(servicer: VaultServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
+
+class VaultAdminServiceStub:
+    """For the operator (nodctl), never for a person: acts on every owner's rows."""
+
+    @_typing.overload
+    def __new__(cls, channel: _grpc.Channel) -> _Self: ...
+    @_typing.overload
+    def __new__(cls, channel: _aio.Channel) -> VaultAdminServiceAsyncStub: ...
+    Reseal: _grpc.UnaryStreamMultiCallable[_claims_pb2.ResealRequest, _claims_pb2.ResealResponse]
+    """Re-seals every saved item and private entry under the newest key in
+    NOD_VAULT_KEY, so an older key can be retired. One message per committed
+    batch. Rows already under the newest key are skipped, so a call cut
+    short is finished by calling again, and a second call changes nothing.
+    """
+
+@_typing.type_check_only
+class VaultAdminServiceAsyncStub(VaultAdminServiceStub):
+    """For the operator (nodctl), never for a person: acts on every owner's rows."""
+
+    def __init__(self, channel: _aio.Channel) -> None: ...
+    Reseal: _aio.UnaryStreamMultiCallable[_claims_pb2.ResealRequest, _claims_pb2.ResealResponse]  # type: ignore[assignment]
+    """Re-seals every saved item and private entry under the newest key in
+    NOD_VAULT_KEY, so an older key can be retired. One message per committed
+    batch. Rows already under the newest key are skipped, so a call cut
+    short is finished by calling again, and a second call changes nothing.
+    """
+
+class VaultAdminServiceServicer(metaclass=_abc_1.ABCMeta):
+    """For the operator (nodctl), never for a person: acts on every owner's rows."""
+
+    @_abc_1.abstractmethod
+    def Reseal(
+        self,
+        request: _claims_pb2.ResealRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_claims_pb2.ResealResponse], _abc.AsyncIterator[_claims_pb2.ResealResponse]]:
+        """Re-seals every saved item and private entry under the newest key in
+        NOD_VAULT_KEY, so an older key can be retired. One message per committed
+        batch. Rows already under the newest key are skipped, so a call cut
+        short is finished by calling again, and a second call changes nothing.
+        """
+
+def add_VaultAdminServiceServicer_to_server(servicer: VaultAdminServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -718,18 +718,28 @@ class ContinueRequest(_message.Message):
 
     TASK_ID_FIELD_NUMBER: _builtins.int
     TEXT_FIELD_NUMBER: _builtins.int
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
     task_id: _builtins.str
     text: _builtins.str
     """What the person says, e.g. "I checked: the order went through. Continue." """
+    request_id: _builtins.str
+    """Optional, 1-128 printable characters, chosen by the caller once per
+    Continue (the task page's form carries one made when it is shown). A
+    resend with the same request_id, task and text answers the task as it
+    is now and starts no other run; other content is refused ALREADY_EXISTS,
+    reason REQUEST_ID_REUSED. Each person's request ids are their own.
+    Empty: every call that finds the task ended starts a run.
+    """
     def __init__(
         self,
         *,
         task_id: _builtins.str = ...,
         text: _builtins.str = ...,
+        request_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["task_id", b"task_id", "text", b"text"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["request_id", b"request_id", "task_id", b"task_id", "text", b"text"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
