@@ -1,36 +1,92 @@
-from typing import Annotated
+from typing import Annotated, Self
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import NoDecode, SettingsConfigDict
 
 from nod_gateway.client_address import networks
 from nodkit.settings import ServiceSettings, shared
 
+DAY_S = 24 * 3600
+
 
 class GatewaySettings(ServiceSettings):
     model_config = SettingsConfigDict(env_prefix="NOD_GATEWAY_")
 
-    listen: str = "127.0.0.1:8080"
-    claims_addr: str = Field("127.0.0.1:50051", validation_alias=shared("claims_addr"))
-    approvals_addr: str = Field("127.0.0.1:50052", validation_alias=shared("approvals_addr"))
-    payments_addr: str = Field("127.0.0.1:50053", validation_alias=shared("payments_addr"))
-    tasks_addr: str = Field("127.0.0.1:50055", validation_alias=shared("tasks_addr"))
-    # Every gRPC call has this deadline; a watch is cut after watch_s and the
-    # browser reconnects from its last event.
-    call_timeout_s: float = Field(5.0, gt=0)
-    watch_s: float = Field(300.0, gt=0)
-    # Cookies carry `Secure` when the gateway is reached over HTTPS (behind a
-    # proxy that terminates it); `make run` serves plain HTTP on loopback.
-    secure_cookies: bool = False
-    session_ttl_s: int = Field(12 * 3600, gt=0)
-    # Sign-in attempts: this many failures for one name, or ten times as many
-    # from one address, within the window, and further tries wait.
-    sign_in_failures: int = Field(5, gt=0)
-    sign_in_window_s: int = Field(900, gt=0)
-    # The proxies in front of the gateway (addresses or CIDR blocks, comma
-    # separated): only their X-Forwarded-For is believed. None by default:
-    # the connection's peer is the client.
-    trusted_proxies: Annotated[tuple[str, ...], NoDecode] = ()
+    listen: str = Field("127.0.0.1:8080", description="host:port the web UI (HTTP) listens on.")
+    claims_addr: str = Field(
+        "127.0.0.1:50051",
+        validation_alias=shared("claims_addr"),
+        description="host:port where the claims service answers.",
+    )
+    approvals_addr: str = Field(
+        "127.0.0.1:50052",
+        validation_alias=shared("approvals_addr"),
+        description="host:port where the approvals service answers.",
+    )
+    payments_addr: str = Field(
+        "127.0.0.1:50053",
+        validation_alias=shared("payments_addr"),
+        description="host:port where the payments service answers.",
+    )
+    tasks_addr: str = Field(
+        "127.0.0.1:50055",
+        validation_alias=shared("tasks_addr"),
+        description="host:port where the tasks service answers.",
+    )
+    call_timeout_s: float = Field(
+        5.0, gt=0, description="The deadline of every gRPC call the gateway makes."
+    )
+    watch_s: float = Field(
+        300.0,
+        gt=0,
+        description="A live timeline's watch is cut after this, and the browser resumes from"
+        " its last event.",
+    )
+    # `make run` serves plain HTTP on loopback.
+    secure_cookies: bool = Field(
+        False,
+        description="Mark cookies `Secure`: set it when the gateway is reached over HTTPS"
+        " (behind a proxy that terminates it).",
+    )
+    session_ttl_s: int = Field(12 * 3600, gt=0, description="How long a sign-in lasts.")
+    sign_in_failures: int = Field(
+        5,
+        gt=0,
+        description="Failed sign-ins allowed for one name (ten times as many from one address)"
+        " within NOD_GATEWAY_SIGN_IN_WINDOW_S; past it, further tries wait.",
+    )
+    sign_in_window_s: int = Field(
+        900, gt=0, description="The window the sign-in failures are counted in."
+    )
+    # The limit counts failures inside the window: pruning one sooner would
+    # let a guesser through.
+    sign_in_attempts_keep_s: int = Field(
+        30 * DAY_S,
+        gt=0,
+        description="Sign-in attempts (name, address, whether it worked) are deleted once"
+        " older than this; at least NOD_GATEWAY_SIGN_IN_WINDOW_S.",
+    )
+    expired_sessions_keep_s: int = Field(
+        7 * DAY_S,
+        ge=0,
+        description="Sessions are deleted this long after they expired (an expired session"
+        " signs nobody in; 0: at once).",
+    )
+    prune_interval_s: float = Field(
+        3600.0,
+        gt=0,
+        description="How often sign-in attempts and sessions past their keep are deleted.",
+    )
+    # Small batches keep each delete's locks and WAL short beside sign-ins.
+    prune_batch: int = Field(1000, gt=0, description="Rows one delete statement removes at most.")
+    # Only their X-Forwarded-For is believed, so a client can't name an
+    # address to lock it out or to dodge the per-address limit.
+    trusted_proxies: Annotated[tuple[str, ...], NoDecode] = Field(
+        (),
+        description="The proxies in front of the gateway (addresses or CIDR blocks, comma"
+        " separated) whose X-Forwarded-For is believed; none: the connection's peer is the"
+        " client.",
+    )
 
     @field_validator("trusted_proxies", mode="before")
     @classmethod
@@ -39,3 +95,13 @@ class GatewaySettings(ServiceSettings):
             value = tuple(part.strip() for part in value.split(",") if part.strip())
         networks(value)  # type: ignore[arg-type]
         return value
+
+    @model_validator(mode="after")
+    def _attempts_outlive_the_window(self) -> Self:
+        if self.sign_in_attempts_keep_s < self.sign_in_window_s:
+            raise ValueError(
+                "NOD_GATEWAY_SIGN_IN_ATTEMPTS_KEEP_S must be at least"
+                " NOD_GATEWAY_SIGN_IN_WINDOW_S: the sign-in limit counts every failure"
+                " inside the window"
+            )
+        return self

@@ -28,7 +28,9 @@ from pydantic_settings import (
     SettingsConfigDict,
 )
 
+from nodkit import faults
 from nodkit.callers import Callers, parse_service_tokens
+from nodkit.logging import LogColor, LogFormat
 from nodkit.tls import Tls
 
 FILE_SUFFIX = "_FILE"
@@ -98,55 +100,186 @@ class ServiceSettings(BaseSettings):
         """Arguments, then NOD_<NAME>_FILE, then NOD_<NAME>: the file wins."""
         return init_settings, SettingFilesSource(settings_cls), env_settings
 
-    # Where this service listens (NOD_<SERVICE>_LISTEN); each service sets its
-    # port. Loopback unless told otherwise: a pod's manifest sets 0.0.0.0.
-    listen: str = "127.0.0.1:0"
-    # A second, plaintext listener answering grpc.health.v1 only (unset: none),
-    # for probes that speak no TLS, such as the kubelet's native gRPC probe.
-    health_listen: str | None = Field(None, validation_alias=shared("health_listen"))
+    # Every field carries a description: docs/CONFIGURATION.md is generated
+    # from them (scripts/config_reference.py, `make config-docs`).
+
+    # Each service sets its port; loopback unless told otherwise (a pod's
+    # manifest sets 0.0.0.0).
+    listen: str = Field(
+        "127.0.0.1:0",
+        description="host:port this service's gRPC server listens on (port 0: any free port).",
+    )
+    # For probes that speak no TLS, such as the kubelet's native gRPC probe.
+    health_listen: str | None = Field(
+        None,
+        validation_alias=shared("health_listen"),
+        description="host:port of a second, plaintext listener answering grpc.health.v1 only"
+        " (its `liveness` name is SERVING while the process answers); unset: none. The"
+        " gateway has none: it answers GET /healthz.",
+    )
+    metrics_listen: str = Field(
+        "",
+        description="host:port where GET /metrics is served for Prometheus; empty: not served."
+        " Per service like `listen` (NOD_<SERVICE>_METRICS_LISTEN).",
+    )
     database_url: str = Field(
-        "postgresql+psycopg://postgres@127.0.0.1:5432/nod", validation_alias=shared("database_url")
+        "postgresql+psycopg://postgres@127.0.0.1:5432/nod",
+        validation_alias=shared("database_url"),
+        description="The PostgreSQL server (SQLAlchemy URL, psycopg driver); each service uses"
+        " its own schema in it. A URL with a password belongs in NOD_DATABASE_URL_FILE.",
     )
     # Presented as `authorization: Bearer <token>`: the single token may call
     # every method; each service's own token only what nodkit.callers allows it.
-    service_token: SecretStr | None = Field(None, validation_alias=shared("service_token"))
-    service_tokens: SecretStr | None = Field(None, validation_alias=shared("service_tokens"))
-    # TLS on every gRPC hop this service serves or makes (nodkit.tls): its own
-    # certificate and key (subject CN and a DNS name: the service's name) and
-    # the CA that issued every service's. All three, or none for plaintext.
-    tls_cert_file: str | None = Field(None, validation_alias=shared("tls_cert_file"))
-    tls_key_file: str | None = Field(None, validation_alias=shared("tls_key_file"))
-    tls_ca_file: str | None = Field(None, validation_alias=shared("tls_ca_file"))
-    # Mutual TLS: a caller without a certificate from the CA is refused at the
-    # handshake, and the certificate's CN names the calling service.
-    tls_require_client_cert: bool = Field(False, validation_alias=shared("tls_require_client_cert"))
-    # Whether a bearer token is still taken. False (mutual TLS only): the
-    # certificate alone names the caller and tokens are not looked at.
-    tls_accept_tokens: bool = Field(True, validation_alias=shared("tls_accept_tokens"))
-    # Stable across restarts of the same instance: "its own records" (G12).
+    service_token: SecretStr | None = Field(
+        None,
+        validation_alias=shared("service_token"),
+        description="The single token that may call every method (scripts, grpcurl, one"
+        " machine). This, NOD_SERVICE_TOKENS or mutual TLS is required.",
+    )
+    service_tokens: SecretStr | None = Field(
+        None,
+        validation_alias=shared("service_tokens"),
+        description="Each calling service's own token, `name:token,name:token`"
+        " (browser, tasks, gateway, payments, ...); each may call only what"
+        " nodkit/callers.py allows it.",
+    )
+    # TLS on every gRPC hop this service serves or makes (nodkit.tls).
+    tls_cert_file: str | None = Field(
+        None,
+        validation_alias=shared("tls_cert_file"),
+        description="This service's certificate (PEM; subject CN and a DNS name: the service's"
+        " name), as server and client. Set with NOD_TLS_KEY_FILE and NOD_TLS_CA_FILE, or none"
+        " of them for plaintext.",
+    )
+    tls_key_file: str | None = Field(
+        None,
+        validation_alias=shared("tls_key_file"),
+        description="The private key of NOD_TLS_CERT_FILE (PEM).",
+    )
+    tls_ca_file: str | None = Field(
+        None,
+        validation_alias=shared("tls_ca_file"),
+        description="The CA (PEM) that issued every service's certificate; the only one trusted.",
+    )
+    tls_require_client_cert: bool = Field(
+        False,
+        validation_alias=shared("tls_require_client_cert"),
+        description="Mutual TLS: a caller without a certificate from the CA is refused at the"
+        " handshake, and the certificate's CN names the calling service. Needs the"
+        " NOD_TLS_*_FILE settings.",
+    )
+    tls_accept_tokens: bool = Field(
+        True,
+        validation_alias=shared("tls_accept_tokens"),
+        description="Whether a bearer token is still taken; false (needs"
+        " NOD_TLS_REQUIRE_CLIENT_CERT=true): the certificate alone names the caller.",
+    )
     instance_id: str = Field(
         default_factory=socket.gethostname,
         min_length=1,
         max_length=128,
         validation_alias=shared("instance_id"),
+        description="Names this instance as the owner of the records it runs; keep it stable"
+        " across restarts of the same instance (a pod's name), so a restart ends only its own"
+        " cut-off work (G12).",
     )
-    log_level: str = Field("INFO", validation_alias=shared("log_level"))
-    log_format: str = Field("json", validation_alias=shared("log_format"))  # or "console"
-    db_pool_size: int = Field(10, gt=0, validation_alias=shared("db_pool_size"))
+    log_level: str = Field(
+        "INFO",
+        validation_alias=shared("log_level"),
+        description="The lowest level logged: DEBUG (every call), INFO (slow or failed calls),"
+        " WARNING, ERROR.",
+    )
+    log_format: LogFormat = Field(
+        LogFormat.AUTO,
+        validation_alias=shared("log_format"),
+        description="`auto`: aligned, coloured lines on a terminal, one JSON object a line"
+        " anywhere else (a pipe, a file, a collector); `console` or `json` force one.",
+    )
+    log_color: LogColor = Field(
+        LogColor.AUTO,
+        validation_alias=shared("log_color"),
+        description="Colours in the console format: `auto` (on a terminal), `always`, `never`.",
+    )
+    # OpenTelemetry's own name for it, which collectors' docs use.
+    otlp_endpoint: str | None = Field(
+        None,
+        validation_alias=AliasChoices("OTEL_EXPORTER_OTLP_ENDPOINT"),
+        description="Where traces go, OTLP over gRPC (`http://collector:4317` in plaintext,"
+        " `https://` over TLS); unset: no tracing at all.",
+    )
+    db_pool_size: int = Field(
+        10,
+        gt=0,
+        validation_alias=shared("db_pool_size"),
+        description="Database connections this process keeps open at most (the claims service"
+        " has a second pool of this size for its hot path); a call finding none free waits"
+        " up to NOD_DB_STATEMENT_TIMEOUT_MS.",
+    )
     db_statement_timeout_ms: int = Field(
-        5000, gt=0, validation_alias=shared("db_statement_timeout_ms")
+        5000,
+        gt=0,
+        validation_alias=shared("db_statement_timeout_ms"),
+        description="The server cancels any statement running longer (PostgreSQL's"
+        " statement_timeout); also the longest wait for a free pooled connection.",
     )
-    db_connect_timeout_s: int = Field(5, gt=0, validation_alias=shared("db_connect_timeout_s"))
-    # No transaction takes longer than this on the client's side, whatever the
-    # server does (a frozen server acknowledges packets and answers nothing).
-    db_call_timeout_s: float = Field(10.0, gt=0, validation_alias=shared("db_call_timeout_s"))
-    # How long in-flight calls may finish after SIGTERM before they are cancelled.
-    shutdown_grace_s: float = Field(10.0, ge=0, validation_alias=shared("shutdown_grace_s"))
-    # While migrations are behind, health stays NOT_SERVING and this is how
-    # often the service looks again.
-    migration_poll_s: float = Field(2.0, gt=0, validation_alias=shared("migration_poll_s"))
-    # How often health asks the database (or another dependency) whether it answers.
-    health_probe_s: float = Field(2.0, gt=0, validation_alias=shared("health_probe_s"))
+    db_connect_timeout_s: int = Field(
+        5,
+        gt=0,
+        validation_alias=shared("db_connect_timeout_s"),
+        description="How long opening a database connection may take.",
+    )
+    # Whatever the process holding it does: a hung holder's locks are freed.
+    db_idle_in_transaction_timeout_ms: int = Field(
+        20_000,
+        gt=0,
+        validation_alias=shared("db_idle_in_transaction_timeout_ms"),
+        description="The server ends a session whose transaction sits idle this long (its"
+        " holder hung or lost track of it), so its locks never block others for longer.",
+    )
+    # A frozen server acknowledges packets and answers nothing: only the
+    # client's own bound ends the wait.
+    db_call_timeout_s: float = Field(
+        10.0,
+        gt=0,
+        validation_alias=shared("db_call_timeout_s"),
+        description="No transaction takes longer than this on the client's side, whatever the"
+        " server does.",
+    )
+    shutdown_grace_s: float = Field(
+        10.0,
+        ge=0,
+        validation_alias=shared("shutdown_grace_s"),
+        description="After SIGTERM, how long in-flight calls may finish before they are"
+        " cancelled; keep it inside the pod's termination grace period.",
+    )
+    migration_poll_s: float = Field(
+        2.0,
+        gt=0,
+        validation_alias=shared("migration_poll_s"),
+        description="While the schema is behind its migrations, health says NOT_SERVING and"
+        " the service looks again this often.",
+    )
+    notices_retry_s: float = Field(
+        1.0,
+        gt=0,
+        validation_alias=shared("notices_retry_s"),
+        description="How soon a lost LISTEN connection (PostgreSQL notices) is opened again;"
+        " meanwhile the loops and watches that wait on notices look on their own.",
+    )
+    health_probe_s: float = Field(
+        2.0,
+        gt=0,
+        validation_alias=shared("health_probe_s"),
+        description="How often health asks the database (or another dependency) whether it"
+        " answers; one not answering within it makes health NOT_SERVING.",
+    )
+    # Empty, as in every deployment, costs nothing.
+    faults: str = Field(
+        "",
+        validation_alias=shared("faults"),
+        description="For tests and `make soak` only: fault points this process acts on,"
+        " `name=kill|raise|delay:S|hang[#hit]`, comma-separated (docs/FAULTS.md).",
+    )
 
     @model_validator(mode="after")
     def _tls_is_whole(self) -> Self:
@@ -160,6 +293,11 @@ class ServiceSettings(BaseSettings):
                 "NOD_TLS_ACCEPT_TOKENS=false needs NOD_TLS_REQUIRE_CLIENT_CERT=true:"
                 " without either, no caller could be told apart"
             )
+        return self
+
+    @model_validator(mode="after")
+    def _faults_are_known(self) -> Self:
+        faults.parse(self.faults)
         return self
 
     @model_validator(mode="after")

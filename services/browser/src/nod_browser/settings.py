@@ -8,24 +8,63 @@ class BrowserSettings(ServiceSettings):
     model_config = SettingsConfigDict(env_prefix="NOD_BROWSER_")
 
     listen: str = "127.0.0.1:50054"
-    claims_addr: str = Field("127.0.0.1:50051", validation_alias=shared("claims_addr"))
-    # Empty: Debian's chromium found on PATH.
-    chromium: str = ""
-    # Well inside the claims service's lease ttl (30 s by default).
-    lease_renew_s: float = Field(10.0, gt=0)
-    claims_timeout_s: float = Field(5.0, gt=0)
-    # Navigate, click, fill, read: each gives up after this.
-    action_timeout_s: float = Field(15.0, gt=0)
-    # An entry's end the claims service did not record is told again after
-    # this, then after twice as long each time, up to end_retry_max_s.
-    end_retry_first_s: float = Field(1.0, gt=0)
-    end_retry_max_s: float = Field(30.0, gt=0)
-    # A whole private entry (fill + submit) after its grant.
-    entry_timeout_s: float = Field(30.0, gt=0)
-    # How long a site may take to answer a form submission.
-    request_timeout_s: float = Field(60.0, gt=0)
-    max_sessions: int = Field(32, gt=0)
-    max_page_text: int = Field(20_000, gt=0)
-    # A read after a submission waits at most this long, once the page has
-    # loaded, for its network to go quiet.
-    settle_s: float = Field(3.0, gt=0)
+    claims_addr: str = Field(
+        "127.0.0.1:50051",
+        validation_alias=shared("claims_addr"),
+        description="host:port where the claims service answers (the same name for every"
+        " service that calls it).",
+    )
+    # Playwright never downloads a browser.
+    chromium: str = Field(
+        "",
+        description="Path of the Chromium to run (the image sets /usr/bin/chromium); empty:"
+        " `chromium` or `chromium-browser` found on PATH.",
+    )
+    lease_renew_s: float = Field(
+        10.0,
+        gt=0,
+        description="How often this runner renews its lease on the claims it holds; keep it"
+        " well inside the claims service's NOD_CLAIMS_LEASE_TTL_S (30 s by default).",
+    )
+    claims_timeout_s: float = Field(
+        5.0, gt=0, description="The deadline of each call to the claims service."
+    )
+    action_timeout_s: float = Field(
+        15.0, gt=0, description="Each navigate, click, fill or read gives up after this."
+    )
+    end_retry_first_s: float = Field(
+        1.0,
+        gt=0,
+        description="An entry's end the claims service did not record is told again after"
+        " this, then after twice as long each time, up to NOD_BROWSER_END_RETRY_MAX_S.",
+    )
+    end_retry_max_s: float = Field(
+        30.0,
+        gt=0,
+        description="The longest wait between two tellings of an unrecorded entry's end.",
+    )
+    entry_timeout_s: float = Field(
+        30.0, gt=0, description="A whole private entry (fill and submit) after its grant."
+    )
+    request_timeout_s: float = Field(
+        60.0, gt=0, description="How long a site may take to answer a form submission."
+    )
+    # A session lives in this runner's memory: the browser scales up, not out.
+    max_sessions: int = Field(
+        32,
+        gt=0,
+        description="Open sessions (one isolated browser context each) this runner holds at"
+        " most; one more is refused RESOURCE_EXHAUSTED (TOO_MANY_SESSIONS).",
+    )
+    max_page_text: int = Field(
+        20_000,
+        gt=0,
+        description="Characters of a page's text a read returns at most; the rest is cut and"
+        " the read says so.",
+    )
+    settle_s: float = Field(
+        3.0,
+        gt=0,
+        description="A read after a submission waits at most this long, once the page has"
+        " loaded, for its network to go quiet.",
+    )

@@ -8,19 +8,44 @@ class ClaimsSettings(ServiceSettings):
     model_config = SettingsConfigDict(env_prefix="NOD_CLAIMS_")
 
     listen: str = "127.0.0.1:50051"
-    vault_key: SecretStr = Field(validation_alias=shared("vault_key"))
-    # A runner renews its lease well inside this; past it, its RUNNING claims
-    # are swept to UNCERTAIN.
-    lease_ttl_s: float = Field(30.0, gt=0)
-    sweep_interval_s: float = Field(5.0, gt=0)
-    # No claim stays RUNNING longer than this, whatever its holder's lease:
-    # the runner's whole entry (30 s by default) plus a margin for recording
-    # its end. Past it the end was lost, and the claim ends UNCERTAIN.
-    max_running_s: float = Field(90.0, gt=0)
-    # How many claim statements may be out at once; claims arriving meanwhile
-    # go together in the next one (app/claim_batches.py). One makes the
-    # biggest batches: measured again with today's statement, 2,700-2,770
-    # against 1,740-1,920 claims/s at 64 callers with two out at once.
-    claim_batches: int = Field(1, gt=0)
-    # A private entry nobody claims is destroyed after this.
-    private_entry_ttl_s: float = Field(3600.0, gt=0)
+    vault_key: SecretStr = Field(
+        validation_alias=shared("vault_key"),
+        description="Seals the vault at rest (AES-256-GCM): one base64 32-byte key, or"
+        " `id:key,id:key` newest first to rotate (the first seals, every one opens). Losing"
+        " it loses every sealed value.",
+    )
+    lease_ttl_s: float = Field(
+        30.0,
+        gt=0,
+        description="A runner holding claims renews its lease well inside this; past it, its"
+        " RUNNING claims are swept to UNCERTAIN.",
+    )
+    sweep_interval_s: float = Field(
+        5.0,
+        gt=0,
+        description="How often lapsed holders' and overdue claims are ended UNCERTAIN and"
+        " expired private entries destroyed.",
+    )
+    # The runner's whole entry (30 s by default) plus a margin for recording
+    # its end: past it the end was lost.
+    max_running_s: float = Field(
+        90.0,
+        gt=0,
+        description="No claim stays RUNNING longer than this, whatever its holder's lease: it"
+        " ends UNCERTAIN.",
+    )
+    # One makes the biggest batches: measured again with today's statement,
+    # 2,700-2,770 against 1,740-1,920 claims/s at 64 callers with two out at
+    # once (app/claim_batches.py).
+    claim_batches: int = Field(
+        1,
+        gt=0,
+        description="How many claim statements may be out at once; claims arriving meanwhile"
+        " go together in the next one.",
+    )
+    private_entry_ttl_s: float = Field(
+        3600.0,
+        gt=0,
+        description="A private entry (a typed code, password or security code) nobody claims"
+        " within this is destroyed.",
+    )
