@@ -27,6 +27,13 @@ sessions = sa.Table(
         "created_at", sa.DateTime(timezone=True), server_default=sa.func.now(), nullable=False
     ),
     sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
+    # Moved on when the session loads a page, at most once a minute
+    # (store.SEEN_EVERY_S): for the operator's list of sessions.
+    sa.Column(
+        "last_seen_at", sa.DateTime(timezone=True), server_default=sa.func.now(), nullable=False
+    ),
+    # For pruning (people/pruning.py): the expired are found without a scan.
+    sa.Index("sessions_by_expiry", "expires_at"),
 )
 
 sign_in_attempts = sa.Table(
@@ -39,4 +46,6 @@ sign_in_attempts = sa.Table(
     sa.Column("at", sa.DateTime(timezone=True), server_default=sa.func.now(), nullable=False),
     sa.Index("sign_in_attempts_by_name", "name", "at"),
     sa.Index("sign_in_attempts_by_address", "address", "at"),
+    # For pruning (people/pruning.py): the oldest are found without a scan.
+    sa.Index("sign_in_attempts_by_time", "at"),
 )

@@ -12,11 +12,34 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from nod_gateway.people.models import people, sessions, sign_in_attempts
 
+# How stale a session's last_seen_at may get: a page load writes it only when
+# it is older than this, so reading pages does not write on every request.
+SEEN_EVERY_S = 60
+# How many hex digits of a session's token hash name it to the operator:
+# enough to tell a person's sessions apart, and no token (only its SHA-256).
+SESSION_ID_HEX = 12
+
 
 @dataclass(frozen=True)
 class Session:
     person: str
     csrf_token: str
+
+
+@dataclass(frozen=True)
+class SessionSeen:
+    """A session as the operator sees it: never its token."""
+
+    id: str
+    created_at: dt.datetime
+    last_seen_at: dt.datetime
+    expires_at: dt.datetime
+
+
+@dataclass(frozen=True)
+class Person:
+    name: str
+    created_at: dt.datetime
 
 
 def _digest(token: str) -> bytes:
@@ -36,8 +59,10 @@ async def add_person(engine: AsyncEngine, name: str, password_hash: str, *, repl
         )
     else:
         statement = statement.on_conflict_do_nothing(index_elements=[people.c.name])
+    # RETURNING, not rowcount: psycopg reports no rowcount (-1) for this
+    # INSERT ... ON CONFLICT through SQLAlchemy, which read as "not added".
     async with engine.begin() as conn:
-        return (await conn.execute(statement)).rowcount == 1
+        return (await conn.execute(statement.returning(people.c.name))).first() is not None
 
 
 async def password_hash_of(engine: AsyncEngine, name: str) -> str | None:
@@ -84,23 +109,99 @@ async def open_session(engine: AsyncEngine, person: str, ttl_s: int) -> tuple[st
                 expires_at=_now() + dt.timedelta(seconds=ttl_s),
             )
         )
-        # Old sessions go as new ones come: the table never grows without end.
-        await conn.execute(sessions.delete().where(sessions.c.expires_at < _now()))
     return token, Session(person, csrf_token)
 
 
 async def session_for(engine: AsyncEngine, token: str) -> Session | None:
+    digest = _digest(token)
     async with engine.connect() as conn:
         row = (
             await conn.execute(
-                sa.select(sessions.c.person, sessions.c.csrf_token).where(
-                    sessions.c.token_hash == _digest(token), sessions.c.expires_at > _now()
+                sa.select(sessions.c.person, sessions.c.csrf_token, sessions.c.last_seen_at).where(
+                    sessions.c.token_hash == digest, sessions.c.expires_at > _now()
                 )
             )
         ).first()
-    return Session(row.person, row.csrf_token) if row else None
+        if row is None:
+            return None
+        if row.last_seen_at < _now() - dt.timedelta(seconds=SEEN_EVERY_S):
+            await conn.execute(
+                sessions.update()
+                .where(sessions.c.token_hash == digest)
+                .values(last_seen_at=sa.func.now())
+            )
+            await conn.commit()
+    return Session(row.person, row.csrf_token)
 
 
 async def close_session(engine: AsyncEngine, token: str) -> None:
     async with engine.begin() as conn:
         await conn.execute(sessions.delete().where(sessions.c.token_hash == _digest(token)))
+
+
+# --- for the operator (nodctl people) -----------------------------------
+
+
+async def list_people(engine: AsyncEngine) -> list[Person]:
+    async with engine.connect() as conn:
+        rows = await conn.execute(
+            sa.select(people.c.name, people.c.created_at).order_by(people.c.name)
+        )
+        return [Person(row.name, row.created_at) for row in rows]
+
+
+async def person_exists(engine: AsyncEngine, name: str) -> bool:
+    async with engine.connect() as conn:
+        found = await conn.scalar(sa.select(people.c.name).where(people.c.name == name))
+    return found is not None
+
+
+async def set_password(engine: AsyncEngine, name: str, password_hash: str) -> bool:
+    """False when there is no such person. Their sessions end with the old
+    password: whoever signed in with it is signed out."""
+    async with engine.begin() as conn:
+        changed = await conn.execute(
+            people.update().where(people.c.name == name).values(password_hash=password_hash)
+        )
+        if changed.rowcount != 1:
+            return False
+        await conn.execute(sessions.delete().where(sessions.c.person == name))
+    return True
+
+
+def _session_id(token_hash: bytes) -> str:
+    return token_hash.hex()[:SESSION_ID_HEX]
+
+
+async def sessions_of(engine: AsyncEngine, person: str) -> list[SessionSeen]:
+    """The person's sessions that have not expired, oldest first."""
+    async with engine.connect() as conn:
+        rows = await conn.execute(
+            sa.select(sessions)
+            .where(sessions.c.person == person, sessions.c.expires_at > _now())
+            .order_by(sessions.c.created_at)
+        )
+        return [
+            SessionSeen(_session_id(row.token_hash), row.created_at, row.last_seen_at,
+                        row.expires_at)
+            for row in rows
+        ]  # fmt: skip
+
+
+async def end_sessions(engine: AsyncEngine, person: str, session_id: str | None = None) -> int:
+    """Ends the person's session named `session_id` (as sessions_of names
+    it), or all of them; how many ended."""
+    condition = sessions.c.person == person
+    if session_id is not None:
+        # The id is the hash's first hex digits: compare them in SQL.
+        prefix = sa.func.substr(sa.func.encode(sessions.c.token_hash, "hex"), 1, SESSION_ID_HEX)
+        condition = sa.and_(condition, prefix == session_id.lower())
+    async with engine.begin() as conn:
+        return (await conn.execute(sessions.delete().where(condition))).rowcount
+
+
+async def remove_person(engine: AsyncEngine, name: str) -> bool:
+    """Deletes the person and (by the foreign key) their sessions."""
+    async with engine.begin() as conn:
+        await conn.execute(sessions.delete().where(sessions.c.person == name))
+        return (await conn.execute(people.delete().where(people.c.name == name))).rowcount == 1

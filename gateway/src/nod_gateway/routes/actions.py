@@ -15,10 +15,12 @@ from nod.payments.v1 import payments_pb2 as payments
 from nod.tasks.v1 import tasks_pb2 as tasks
 from nod_gateway import waits
 from nod_gateway.peers import ServiceCallFailed
+from nod_gateway.resolutions import FOUND, NOTE_MAX_LENGTH, resolution_request
 from nod_gateway.routes import deciding
-from nod_gateway.web import fields
+from nod_gateway.web import fields, words
 from nod_gateway.web.render import fragment, is_fragment, page
 from nod_gateway.web.sessions import PostedForm, SignedIn
+from nodkit import faults
 
 router = APIRouter()
 APPROVAL_DECISIONS = {"yes": approvals.DECISION_YES, "no": approvals.DECISION_NO}
@@ -69,6 +71,7 @@ async def decide_action(request: Request, approval_id: str, asked: PostedForm):
         if not note and decision == approvals.DECISION_YES:
             note = await deciding.task_stopped(asked.nod, before.approval.task_id)
         if not note:
+            await faults.point("gateway.decision_posted")
             note = await _decide(asked, approval_id, decision, confirmed)
     card = await waits.approval_card(asked.nod, approval_id)
     return _card_answer(request, card.approval.task_id, "_approval.html", note, **vars(card))
@@ -128,6 +131,7 @@ async def submit_private_form(task_id: str, form_id: str, asked: PostedForm):
         # Stopped, or answered already: nothing is stored or entered.
         raise _gone(task)
     picked = fields.text(asked.form, "item_id", max_length=64, required=False)
+    await faults.point("gateway.form_posted")
     if not picked:
         kind, field_name = FORM_ENTRIES.get(
             task.wait.form_kind, FORM_ENTRIES[tasks.FORM_KIND_ONE_TIME_CODE]
@@ -136,8 +140,14 @@ async def submit_private_form(task_id: str, form_id: str, asked: PostedForm):
         username = fields.text(asked.form, "username", max_length=500, required=False)
         if username and kind == claims.ENTRY_KIND_TYPED_PASSWORD:
             values["username"] = username
+        # The form's own id: posted twice (a double click, a resend after a
+        # lost answer), it is one entry. Optional: a page shown before forms
+        # carried one still posts.
+        request_id = fields.text(asked.form, "request_id", max_length=64, required=False)
         entry = await nod.vault.PutPrivateEntry(
-            claims.PutPrivateEntryRequest(task_id=task_id, kind=kind, fields=values)
+            claims.PutPrivateEntryRequest(
+                task_id=task_id, kind=kind, fields=values, request_id=request_id
+            )
         )
         picked = entry.id
     try:
@@ -145,13 +155,23 @@ async def submit_private_form(task_id: str, form_id: str, asked: PostedForm):
             tasks.SubmitPrivateFormRequest(task_id=task_id, form_id=form_id, item_id=picked)
         )
     except ServiceCallFailed as failure:
-        if failure.error.code in ALREADY or failure.error.code == grpc.StatusCode.NOT_FOUND:
-            # Stopped in between: the typed value must not outlive the task.
+        if failure.error.code not in ALREADY and failure.error.code != grpc.StatusCode.NOT_FOUND:
+            raise
+        now = await _task_if_read(asked, task.id)
+        if (
+            failure.error.code == grpc.StatusCode.NOT_FOUND
+            or now is None
+            or now.state in words.TASK_ENDED
+        ):
+            # Stopped in between (or unknown): the typed value must not
+            # outlive the task. A task still going was answered by another
+            # post of this form, maybe with this very entry: it is left to
+            # the task, whose end discards whatever it did not use.
             await nod.vault.DiscardPrivateEntries(
                 claims.DiscardPrivateEntriesRequest(task_id=task_id)
             )
         if failure.error.code in ALREADY:
-            raise _gone(await _task_now(asked, task)) from None
+            raise _gone(now or task) from None
         raise
     return RedirectResponse(f"/tasks/{task_id}", status_code=303)
 
@@ -165,35 +185,22 @@ async def answer_question(task_id: str, question_id: str, asked: PostedForm):
     return RedirectResponse(f"/tasks/{task_id}", status_code=303)
 
 
-RESOLUTIONS = {
-    "happened": tasks.RESOLUTION_HAPPENED,
-    "did_not_happen": tasks.RESOLUTION_DID_NOT_HAPPEN,
-}
-# Told to the task with "it did not happen", which the service already says.
-TRY_AGAIN = "Try again, as a new request."
-
-
 @router.post("/tasks/{task_id}/steps/{step}/resolve")
 async def resolve_uncertain(task_id: str, step: int, asked: PostedForm):
     """ "I checked": what the person found is recorded beside the step, which
     stays uncertain. "Try again" says it did not happen and asks for a new
     attempt: the task then makes a new request, never the old one again."""
-    found = fields.choice(asked.form, "found", (*RESOLUTIONS, "try_again"))
-    note = fields.text(asked.form, "note", max_length=1000, required=False)
-    if found == "try_again":
-        note = f"{TRY_AGAIN} {note}".strip()
-    resolution = RESOLUTIONS.get(found, tasks.RESOLUTION_DID_NOT_HAPPEN)
-    await asked.nod.tasks.ResolveUncertain(
-        tasks.ResolveUncertainRequest(task_id=task_id, step=step, resolution=resolution, note=note)
-    )
+    found = fields.choice(asked.form, "found", FOUND)
+    note = fields.text(asked.form, "note", max_length=NOTE_MAX_LENGTH, required=False)
+    await asked.nod.tasks.ResolveUncertain(resolution_request(task_id, step, found, note))
     return RedirectResponse(f"/tasks/{task_id}", status_code=303)
 
 
-async def _task_now(asked, task: tasks.Task) -> tasks.Task:
+async def _task_if_read(asked, task_id: str) -> tasks.Task | None:
     try:
-        return (await asked.nod.tasks.GetTask(tasks.GetTaskRequest(task_id=task.id))).task
+        return (await asked.nod.tasks.GetTask(tasks.GetTaskRequest(task_id=task_id))).task
     except ServiceCallFailed:
-        return task
+        return None
 
 
 def _gone(task: tasks.Task) -> HTTPException:

@@ -14,6 +14,7 @@ from starlette.datastructures import FormData
 from nod_gateway.peers import ServiceCallFailed
 from nod_gateway.web import fields
 from nod_gateway.web.fields import BadField
+from nodkit.cards import contains_card_number
 
 
 @dataclass(frozen=True)
@@ -66,11 +67,14 @@ def refusal(failure: ServiceCallFailed, specs: Sequence[Field]) -> Refusal:
 
 def kept(form: FormData, specs: Sequence[Field]) -> dict[str, str]:
     """What a form shown again may be filled with: plain fields that are
-    fine as text. Secrets are typed again."""
+    fine as text. Secrets are typed again, and so is a plain field holding a
+    card number (often why it was refused): a page never shows one."""
     values = {}
     for spec in specs:
         value = form.get(spec.name)
         if spec.secret or not spec.refill or not isinstance(value, str):
+            continue
+        if contains_card_number(value):
             continue
         if len(value) <= spec.max_length and "\x00" not in value:
             values[spec.name] = value

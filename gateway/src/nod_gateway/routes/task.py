@@ -1,6 +1,8 @@
 """One task: its page (the timeline so far and what it needs from the
 person), the live timeline, Stop and Continue."""
 
+import uuid
+
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 from sse_starlette import EventSourceResponse, ServerSentEvent
@@ -40,6 +42,10 @@ async def panel_values(nod: Nod, task: tasks.Task) -> dict:
         "wait": wait,
         "ended": task.state in words.TASK_ENDED,
         "key": panel_key(task, wait),
+        # The panel's forms (Continue, the private form) carry it: the same
+        # form posted twice is one Continue, one entry. Not in the key: a
+        # live update that shows nothing new keeps the form, and its id.
+        "request_id": uuid.uuid4().hex,
     }
 
 
@@ -102,5 +108,9 @@ async def stop_task(task_id: str, asked: PostedForm) -> Response:
 @router.post("/tasks/{task_id}/continue")
 async def continue_task(task_id: str, asked: PostedForm) -> Response:
     text = fields.text(asked.form, "text", required=False) or "Continue."
-    await asked.nod.tasks.Continue(tasks.ContinueRequest(task_id=task_id, text=text))
+    # Optional: a page shown before forms carried one still posts.
+    request_id = fields.text(asked.form, "request_id", max_length=64, required=False)
+    await asked.nod.tasks.Continue(
+        tasks.ContinueRequest(task_id=task_id, text=text, request_id=request_id)
+    )
     return RedirectResponse(f"/tasks/{task_id}", status_code=303)

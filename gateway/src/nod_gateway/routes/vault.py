@@ -1,7 +1,11 @@
 """The vault: the person's saved logins and cards, shown only as the masked
 values the vault service answers with; add one, delete one. A typed
 password or card number goes from the form straight to PutItem and is never
-shown again, not even in the form that comes back after a refusal."""
+shown again, not even in the form that comes back after a refusal. Each
+form carries a request id made when the page is shown, so the same form
+posted twice (a double click, a resend after a lost answer) saves once."""
+
+import uuid
 
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
@@ -9,6 +13,7 @@ from fastapi.responses import RedirectResponse, Response
 from nod.claims.v1 import claims_pb2 as claims
 from nod_gateway.peers import Nod, ServiceCallFailed
 from nod_gateway.routes.saved_forms import Field, Refusal, kept, read, refusal
+from nod_gateway.web import fields
 from nod_gateway.web.render import page
 from nod_gateway.web.sessions import PostedForm, SignedIn
 
@@ -50,6 +55,8 @@ async def _vault_page(request: Request, nod: Nod, status: int = 200, **values) -
     logins, cards = await _items(nod)
     values.setdefault("failed", "")
     values.setdefault("kept", {})
+    # A form shown again after a refusal gets a new one: nothing was saved.
+    values.setdefault("request_id", uuid.uuid4().hex)
     return page(request, "vault.html", status=status, logins=logins, cards=cards, **values)
 
 
@@ -63,8 +70,12 @@ async def _save(
 ) -> Response:
     try:
         values = read(asked.form, specs)
+        # Optional: a page shown before forms carried one still posts (and saves each time).
+        request_id = fields.text(asked.form, "request_id", max_length=64, required=False)
         try:
-            await asked.nod.vault.PutItem(claims.PutItemRequest(item=item_for(values)))
+            await asked.nod.vault.PutItem(
+                claims.PutItemRequest(item=item_for(values), request_id=request_id)
+            )
         except ServiceCallFailed as failure:
             raise refusal(failure, specs) from None
     except Refusal as refused:

@@ -24,6 +24,15 @@ def explain(failure: ServiceCallFailed) -> Problem:
         return Problem(404, "Not found", "There is nothing here, or it isn't yours.")
     if code == grpc.StatusCode.INVALID_ARGUMENT:
         return Problem(400, "Please check what you entered", error.message)
+    if code == grpc.StatusCode.ALREADY_EXISTS and error.reason == "REQUEST_ID_REUSED":
+        # A form's own request id, sent again with other values (the page
+        # was kept and edited after it was sent): the first one counted.
+        return Problem(
+            409,
+            "This form was sent already",
+            "This form was already sent once, with other values; nothing more was done."
+            " Open the page again to send something new.",
+        )
     if code in (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.ALREADY_EXISTS):
         return Problem(409, "That can't be done now", f"{error.message} Nothing was done.")
     if code == grpc.StatusCode.RESOURCE_EXHAUSTED:

@@ -8,7 +8,7 @@ import uuid
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from nodkit import context
+from nodkit import context, tracing
 from nodkit.version import VERSION_HEADER, build_version
 
 # No inline script or style anywhere: every script and sheet is a file
@@ -41,7 +41,8 @@ class SecurityHeaders:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        token = context.request_id.set(uuid.uuid4().hex)
+        # The trace's id while tracing (one id from a log line to its trace).
+        token = context.request_id.set(tracing.trace_id() or uuid.uuid4().hex)
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
