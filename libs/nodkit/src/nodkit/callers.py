@@ -22,9 +22,14 @@ from nodkit.errors import Unauthenticated
 ALL = "*"  # the caller presenting NOD_SERVICE_TOKEN
 
 BROWSER, TASKS, GATEWAY, PAYMENTS = "browser", "tasks", "gateway", "payments"
+# The operator's CLI (nodctl): support and operations, acting for a person
+# where the web page would (reads, a check's result, Stop, deleting a removed
+# person's saved items), never deciding or entering anything for them.
+OPERATOR = "operator"
 
 _CLAIMS = "/nod.claims.v1.ClaimsService/"
 _VAULT = "/nod.claims.v1.VaultService/"
+_VAULT_ADMIN = "/nod.claims.v1.VaultAdminService/"
 _APPROVALS = "/nod.approvals.v1.ApprovalsService/"
 _PAYMENTS = "/nod.payments.v1.PaymentsService/"
 _BROWSER = "/nod.browser.v1.BrowserService/"
@@ -35,54 +40,75 @@ def _methods(prefix: str, names: str, callers: Iterable[str]) -> dict[str, froze
     return {prefix + name: frozenset(callers) for name in names.split()}
 
 
-ALLOWED_CALLERS: Mapping[str, frozenset[str]] = {
-    # Only the runner that types a value claims it, ends it and keeps its lease.
-    **_methods(_CLAIMS, "Claim MarkSubmitted MarkUncertain RenewHolder ReleaseHolder", [BROWSER]),
-    # Tasks looks a step's claim up when the runner's answer was lost.
-    **_methods(_CLAIMS, "FindClaim", [BROWSER, TASKS]),
-    **_methods(_CLAIMS, "RecordCheck", [TASKS]),
-    **_methods(_CLAIMS, "GetClaim", [TASKS, GATEWAY, PAYMENTS]),
-    **_methods(_CLAIMS, "ListClaims ListClaimEvents", [TASKS, GATEWAY]),
-    # The person's own values come in through the gateway only.
-    **_methods(_VAULT, "PutItem DeleteItem PutPrivateEntry", [GATEWAY]),
-    **_methods(_VAULT, "ListItems", [TASKS, GATEWAY]),
-    **_methods(_VAULT, "DiscardPrivateEntries", [TASKS, GATEWAY]),
-    # A task proposes; the person decides and manages accounts in the UI.
-    **_methods(_APPROVALS, "Propose CancelForTask", [TASKS]),
-    **_methods(_APPROVALS, "Decide ConnectAccount DisconnectAccount", [GATEWAY]),
-    **_methods(
-        _APPROVALS,
-        "GetApproval ListApprovals ListApprovalEvents WatchApproval ListAccounts",
-        [TASKS, GATEWAY],
-    ),
-    # A task asks for a payment and drives its card entry; the person says yes.
-    **_methods(
-        _PAYMENTS,
-        "CreatePayment StartCardEntry RecordSubmitted RecordUncertain RecordOutcome CancelForTask",
-        [TASKS],
-    ),
-    **_methods(_PAYMENTS, "ConfirmPayment SetLimits", [GATEWAY]),
-    **_methods(
-        _PAYMENTS,
-        "GetPayment ListPayments ListPaymentEvents WatchPayment GetLimits",
-        [TASKS, GATEWAY],
-    ),
-    # The browser is driven by tasks; the UI may list and close sessions.
-    **_methods(
-        _BROWSER,
-        "OpenSession Navigate ReadPage Click TypeText SelectOption SetChecked PressKey Scroll"
-        " GoBack SwitchPage EnterPrivate CloseSession",
-        [TASKS],
-    ),
-    **_methods(_BROWSER, "CloseTaskSessions ListSessions", [TASKS, GATEWAY]),
-    # Tasks are the person's, through the UI.
-    **_methods(
-        _TASKS,
-        "StartTask GetTask ListTasks WatchTask ListTaskEvents Stop Continue"
-        " SubmitPrivateForm AnswerQuestion ResolveUncertain",
-        [GATEWAY],
-    ),
-}
+def _one_entry_each(table: Iterable[dict[str, frozenset[str]]]) -> dict[str, frozenset[str]]:
+    """The rows as one table; a method in two rows is a mistake (the later
+    row would silently take the earlier's callers away), refused at import."""
+    merged: dict[str, frozenset[str]] = {}
+    for row in table:
+        for method, callers in row.items():
+            if method in merged:
+                raise RuntimeError(f"{method} is listed twice in nodkit.callers")
+            merged[method] = callers
+    return merged
+
+
+ALLOWED_CALLERS: Mapping[str, frozenset[str]] = _one_entry_each(
+    [
+        # Only the runner that types a value claims it, ends it and keeps its lease.
+        _methods(_CLAIMS, "Claim MarkSubmitted MarkUncertain RenewHolder ReleaseHolder", [BROWSER]),
+        # Tasks looks a step's claim up when the runner's answer was lost.
+        _methods(_CLAIMS, "FindClaim", [BROWSER, TASKS]),
+        _methods(_CLAIMS, "RecordCheck", [TASKS]),
+        _methods(_CLAIMS, "GetClaim", [TASKS, GATEWAY, PAYMENTS, OPERATOR]),
+        _methods(_CLAIMS, "ListClaims ListClaimEvents", [TASKS, GATEWAY, OPERATOR]),
+        # The person's own values come in through the gateway only; the operator
+        # deletes a removed person's saved items.
+        _methods(_VAULT, "PutItem PutPrivateEntry", [GATEWAY]),
+        _methods(_VAULT, "DeleteItem", [GATEWAY, OPERATOR]),
+        _methods(_VAULT, "ListItems", [TASKS, GATEWAY, OPERATOR]),
+        # Every owner's rows at once: the operator alone.
+        _methods(_VAULT_ADMIN, "Reseal", [OPERATOR]),
+        _methods(_VAULT, "DiscardPrivateEntries", [TASKS, GATEWAY]),
+        # A task proposes; the person decides and manages accounts in the UI.
+        _methods(_APPROVALS, "Propose CancelForTask", [TASKS]),
+        _methods(_APPROVALS, "Decide ConnectAccount DisconnectAccount", [GATEWAY]),
+        _methods(
+            _APPROVALS,
+            "GetApproval ListApprovals ListApprovalEvents WatchApproval ListAccounts",
+            [TASKS, GATEWAY, OPERATOR],
+        ),
+        # A task asks for a payment and drives its card entry; the person says yes.
+        _methods(
+            _PAYMENTS,
+            "CreatePayment StartCardEntry RecordSubmitted RecordUncertain RecordOutcome"
+            " CancelForTask",
+            [TASKS],
+        ),
+        _methods(_PAYMENTS, "ConfirmPayment SetLimits", [GATEWAY]),
+        _methods(
+            _PAYMENTS,
+            "GetPayment ListPayments ListPaymentEvents WatchPayment GetLimits",
+            [TASKS, GATEWAY, OPERATOR],
+        ),
+        # The browser is driven by tasks; the UI may list and close sessions.
+        _methods(
+            _BROWSER,
+            "OpenSession Navigate ReadPage Click TypeText SelectOption SetChecked PressKey Scroll"
+            " GoBack SwitchPage EnterPrivate CloseSession",
+            [TASKS],
+        ),
+        _methods(_BROWSER, "CloseTaskSessions ListSessions", [TASKS, GATEWAY]),
+        # Tasks are the person's, through the UI. The operator reads a task's
+        # history, records a person's check and stops a removed person's tasks;
+        # it starts, continues or answers nothing.
+        _methods(
+            _TASKS, "StartTask WatchTask Continue SubmitPrivateForm AnswerQuestion", [GATEWAY]
+        ),
+        _methods(
+            _TASKS, "GetTask ListTasks ListTaskEvents Stop ResolveUncertain", [GATEWAY, OPERATOR]
+        ),
+    ]
+)
 
 
 def parse_service_tokens(setting: str) -> dict[str, SecretStr]:

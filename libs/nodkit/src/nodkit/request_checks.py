@@ -2,12 +2,21 @@
 runs (the interceptor calls check_request): no NUL character in any text and
 no map key longer than MAX_KEY, anywhere in the message. A NUL would reach
 PostgreSQL (which refuses it in text) or a page; a huge key would be copied
-into an error. The error names the field, never quotes the value."""
+into an error. The error names the field, never quotes the value.
 
+A request the protobuf parser refuses (a Struct nested deeper than it
+reads, text that isn't UTF-8, bytes that are no message) is one too:
+`readable` hands the handler an Unreadable in its place, and check_request
+answers INVALID_ARGUMENT naming the field it is in. Left to gRPC, the
+parser's exception would reach the caller as UNKNOWN, in its own words."""
+
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-from google.protobuf.descriptor import FieldDescriptor
-from google.protobuf.message import Message
+from google.protobuf import message_factory
+from google.protobuf.descriptor import Descriptor, FieldDescriptor
+from google.protobuf.message import DecodeError, Message
 
 from nodkit.errors import InvalidArgument
 
@@ -21,9 +30,87 @@ _VALUE = "google.protobuf.Value"
 _LIST_VALUE = "google.protobuf.ListValue"
 
 
+@dataclass(frozen=True)
+class Unreadable:
+    """In place of a request the parser refused: the top-level field it
+    refused, when one can be told apart."""
+
+    field: str
+
+
+def readable(deserializer: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:
+    """The method's request parser, answering Unreadable instead of raising."""
+    if deserializer is None:
+        return None
+    message_class = getattr(deserializer, "__self__", None)
+
+    def read(data: bytes) -> Any:
+        try:
+            return deserializer(data)
+        except DecodeError:
+            descriptor = getattr(message_class, "DESCRIPTOR", None)
+            return Unreadable(_unreadable_field(descriptor, data) if descriptor else "")
+
+    return read
+
+
 def check_request(request: object) -> None:
+    if isinstance(request, Unreadable):
+        raise InvalidArgument(
+            request.field or "request",
+            "could not be read: nested too deeply, or not a well-formed message",
+        )
     if isinstance(request, Message):  # (a raw-bytes method has nothing to check)
         _check_message(request, "")
+
+
+def _varint(data: bytes, at: int) -> tuple[int, int]:
+    value, shift = 0, 0
+    while at < len(data):
+        byte = data[at]
+        value |= (byte & 0x7F) << shift
+        at, shift = at + 1, shift + 7
+        if not byte & 0x80:
+            return value, at
+    raise DecodeError("truncated varint")
+
+
+def _reads(field: FieldDescriptor, chunk: bytes) -> bool:
+    """Whether one field's bytes parse: a message on its own, a text as UTF-8."""
+    try:
+        if field.message_type is not None:
+            message_factory.GetMessageClass(field.message_type).FromString(chunk)
+        elif field.type == _STRING:
+            chunk.decode("utf-8")
+    except (DecodeError, UnicodeDecodeError):
+        return False
+    return True
+
+
+def _unreadable_field(descriptor: Descriptor, data: bytes) -> str:
+    """The first top-level field whose bytes don't parse on their own (a
+    message too deep, a text that isn't UTF-8); "" when none can be singled
+    out (the request itself is broken)."""
+    at = 0
+    try:
+        while at < len(data):
+            key, at = _varint(data, at)
+            number, wire_type = key >> 3, key & 7
+            if wire_type == 0:
+                _, at = _varint(data, at)
+            elif wire_type in (1, 5):
+                at += 8 if wire_type == 1 else 4
+            elif wire_type == 2:
+                length, at = _varint(data, at)
+                chunk, at = data[at : at + length], at + length
+                field = descriptor.fields_by_number.get(number)
+                if field is not None and not _reads(field, chunk):
+                    return field.name
+            else:
+                return ""
+    except DecodeError:
+        return ""
+    return ""
 
 
 def _check_message(message: Message, where: str) -> None:
