@@ -58,22 +58,22 @@ def tasks_settings(database_url, service_token, peers: Peers, **overrides) -> Ta
 
 
 @pytest.fixture
-async def tasks_with(tasks_migrated, service_token, peers, log_tee, db):
-    """start(**settings) -> a TasksService stub of a fresh in-process tasks
-    service (its own instance id unless given); stopped after the test, and
-    the test's live tasks with it (the queue is shared: a task left queued
-    would be run by the next test's service)."""
+async def tasks_served(tasks_migrated, service_token, peers, log_tee, db):
+    """serve(**settings) -> (address, TasksService stub) of a fresh
+    in-process tasks service (its own instance id unless given); stopped
+    after the test, and the test's live tasks with it (the queue is shared:
+    a task left queued would be run by the next test's service)."""
     started = []
 
-    async def start(**overrides):
+    async def serve(**overrides):
         overrides.setdefault("instance_id", f"tasks-test-{len(started)}")
         settings = tasks_settings(tasks_migrated, service_token, peers, **overrides)
         running = await service.start(await build(settings), settings, listen="127.0.0.1:0")
         channel = open_channel(running.address)
         started.append((running, channel))
-        return tasks_pb2_grpc.TasksServiceStub(channel)
+        return running.address, tasks_pb2_grpc.TasksServiceStub(channel)
 
-    yield start
+    yield serve
     for running, channel in reversed(started):
         await channel.close()
         await running.stop()
@@ -81,6 +81,17 @@ async def tasks_with(tasks_migrated, service_token, peers, log_tee, db):
         "UPDATE tasks.tasks SET state = 'stopped', runner_instance = NULL, wait = NULL"
         " WHERE state IN ('queued', 'running', 'waiting')"
     )
+
+
+@pytest.fixture
+def tasks_with(tasks_served):
+    """start(**settings) -> a TasksService stub of a fresh in-process tasks
+    service, as tasks_served starts it."""
+
+    async def start(**overrides):
+        return (await tasks_served(**overrides))[1]
+
+    return start
 
 
 @pytest.fixture

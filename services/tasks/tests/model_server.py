@@ -1,6 +1,7 @@
 """A local HTTP server standing in for an OpenAI-compatible model provider:
 it speaks /chat/completions, answers as each test scripts it, and keeps
-every request it receives (so a test can count them and read them)."""
+every request it receives (so a test can count them and read them, and the
+session's private-value scan reads them too: nodtest.observed)."""
 
 import asyncio
 import json
@@ -13,6 +14,7 @@ from aiohttp import web
 
 from nod_tasks.adapters.models.scripted import ScriptedPlanner
 from nod_tasks.domain.model import Message, ModelRequest, TaskContext
+from nodtest import observed
 
 # An answer: (status, headers, body as JSON), or a coroutine that makes one.
 Answer = tuple[int, dict[str, str], dict[str, Any]]
@@ -74,6 +76,7 @@ class ModelServer:
     async def _complete(self, request: web.Request) -> web.Response:
         body = await request.json()
         self.requests.append(body)
+        observed.keep("model request: stand-in", json.dumps(body))
         self.arrived_at.append(asyncio.get_running_loop().time())
         if self.script:
             step = self.script.pop(0)

@@ -76,3 +76,22 @@ async def test_send_a_note_with_a_yes(tasks_stub, demo_person, webhook_app):
     done = await wait_for(tasks_stub, demo_person.meta, task.id, ended)
     assert done.state == pb.TASK_STATE_DONE, done.message
     assert [r["body"] for r in webhook_app.received] == [{"text": "hello from nod"}]
+
+
+async def test_stopped_at_the_code_form_then_continued(tasks_stub, demo_person, shop_site):
+    """Stopped while the code form was open, then Continue: the form's step
+    ended NOT_RUN by the Stop (it waited for the person, no run held it),
+    so the planner says so and ends; nothing is entered again."""
+    task = await begin(tasks_stub, demo_person, DEMO_TASKS["sign_in"])
+    await wait_for(tasks_stub, demo_person.meta, task.id, FORM)
+    await tasks_stub.Stop(pb.StopRequest(task_id=task.id), metadata=demo_person.meta)
+    await wait_for(tasks_stub, demo_person.meta, task.id, ended)
+    await tasks_stub.Continue(
+        pb.ContinueRequest(task_id=task.id, text="go on"), metadata=demo_person.meta
+    )
+    done = await wait_for(tasks_stub, demo_person.meta, task.id, lambda t: t.run == 2 and ended(t))
+    assert done.state == pb.TASK_STATE_DONE, done.message
+    assert "the task was stopped before the person answered" in done.message
+    assert shop_count(shop_site, "login") == 1 and shop_count(shop_site, "otp") == 0
+    tools = [s.tool for s in await steps_of(tasks_stub, demo_person.meta, task.id)]
+    assert tools.count("enter_saved_login") == 1 and "enter_from_private_form" not in tools

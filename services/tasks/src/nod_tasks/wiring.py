@@ -22,19 +22,23 @@ from nod_tasks.app.tasks import Tasks
 from nod_tasks.app.waits import OutsideWaits
 from nod_tasks.app.worker import Worker
 from nod_tasks.domain.model import ModelProvider
+from nod_tasks.domain.tasks import TaskState
 from nod_tasks.recovery import Recovery
 from nod_tasks.settings import TasksSettings
 from nod_tasks.store.database import Database
 from nod_tasks.store.models import INSTANCE_LEASES
+from nod_tasks.store.models import tasks as tasks_table
 from nodkit.background import every
 from nodkit.db import answers, create_engine, open_hot_path_pool
 from nodkit.leases import OwnLease
+from nodkit.metrics_collectors import DatabaseFigures, DatabasePools, Queue, StateCount
 from nodkit.notices import Notices
 from nodkit.service import GrpcService, Service
 
 SERVICES = tasks_pb2.DESCRIPTOR.services_by_name
 # The channel migration 0002's trigger announces a task's new events on, and
-# the one migration 0004's announces a task queued or stopped on.
+# the one the background loops wait on: a task queued or stopped (0004),
+# queued and takeable, waiting on something outside, or its end to tell (0005).
 EVENT_NOTICES = "nod_task_events"
 QUEUE_NOTICES = "nod_task_queue"
 
@@ -70,7 +74,11 @@ async def build(settings: TasksSettings, *, provider: ModelProvider | None = Non
     lease = OwnLease(engine, INSTANCE_LEASES, settings.instance_id, settings.lease_ttl_s)
     recovery = Recovery(db, settings.instance_id)
     endings = Endings(db, peers, batch=settings.outside_waits_batch)
-    worker = Worker(RunDeps(db, peers, provider, settings, endings), recovery.reconcile_own)
+    worker = Worker(
+        RunDeps(db, peers, provider, settings, endings),
+        recovery.reconcile_own,
+        recovery.interrupt_lost_runs,
+    )
     notices = Notices(settings, EVENT_NOTICES)
     queue = Notices(settings, QUEUE_NOTICES)
     servicer = TasksServicer(
@@ -119,9 +127,26 @@ async def build(settings: TasksSettings, *, provider: ModelProvider | None = Non
             queue.run,
             loop(settings.sweep_interval_s, recovery.sweep_once, "sweep"),
             lambda: worker.run(queue, settings.poll_s),
-            loop(settings.outside_waits_poll_s, outside_waits.settle_round, "waits"),
-            lambda: endings.run(settings.sweep_interval_s),
+            lambda: outside_waits.run(queue, settings.outside_waits_poll_s, settings.poll_s),
+            lambda: endings.run(queue, settings.sweep_interval_s, settings.poll_s),
         ],
         probe=lambda: answers(engine),
         close=close,
+        collectors=[
+            DatabaseFigures(
+                "tasks",
+                engine,
+                states=[StateCount("task", tasks_table, tuple(TaskState))],
+                # Queued tasks are taken oldest `updated_at` first (the tasks_queued index).
+                queues=[
+                    Queue(
+                        "tasks",
+                        tasks_table,
+                        tasks_table.c.state == TaskState.QUEUED.value,
+                        tasks_table.c.updated_at,
+                    )
+                ],
+            ),
+            DatabasePools("tasks", engine, hot),
+        ],
     )

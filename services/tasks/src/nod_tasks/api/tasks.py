@@ -61,7 +61,9 @@ class TasksServicer(tasks_pb2_grpc.TasksServiceServicer):
         return pb.StopResponse(tasks=[task_to_pb(t) for t in stopped])
 
     async def Continue(self, request, context) -> pb.ContinueResponse:
-        task = await self._tasks.continue_(current_user(), request.task_id, request.text)
+        task = await self._tasks.continue_(
+            current_user(), request.task_id, request.text, request.request_id
+        )
         return pb.ContinueResponse(task=task_to_pb(task))
 
     async def SubmitPrivateForm(self, request, context) -> pb.SubmitPrivateFormResponse:

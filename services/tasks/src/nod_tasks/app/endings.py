@@ -32,8 +32,11 @@ from nod_tasks.store.database import Database
 from nodkit import context
 from nodkit.client import NodRpcError
 from nodkit.logging import get_logger
+from nodkit.notices import Notices, first_announced
 
 log = get_logger("nod_tasks.endings")
+# What the queue's channel says when a task's end is to be told (migration 0005).
+TO_TELL = "to_tell"
 ENDED = "the task ended"
 STOPPED = "the task was stopped"
 CUT_OFF = "the card entry was cut off before its end was recorded"
@@ -53,23 +56,33 @@ class Endings:
         """A task just ended: tell now rather than at the next round."""
         self._kicked.set()
 
-    async def run(self, interval_s: float) -> None:
-        """Rounds until cancelled: at once when kicked, else every interval."""
-        while True:
-            try:
-                async with asyncio.timeout(interval_s):
-                    await self._kicked.wait()
-            except TimeoutError:
-                pass
-            self._kicked.clear()
-            try:
-                await self.round()
-            except Exception as error:
-                log.error("endings.round_failed", exc_info=error)
+    async def run(self, queue: Notices, retry_s: float, fallback_s: float) -> None:
+        """Rounds until cancelled: one at once (what an earlier life left),
+        then at once when kicked (a task ended here); within retry_s while
+        a round left some untold, or after an end on any instance is
+        announced (its own instance tells it at once: this one looks in case
+        it can't); else every fallback_s, in case a notice was missed."""
+        with queue.listen(TO_TELL) as announced:
+            while True:
+                self._kicked.clear()
+                announced.clear()  # before the look: a later end wakes the sleep below
+                try:
+                    untold = await self.round()
+                except Exception as error:
+                    log.error("endings.round_failed", exc_info=error)
+                    untold = True
+                if not untold:
+                    woke = await first_announced([self._kicked, announced], fallback_s)
+                    if woke is None or woke is self._kicked:
+                        continue
+                await first_announced([self._kicked], retry_s)
 
-    async def round(self) -> int:
+    async def round(self) -> bool:
+        """The next batch told; whether any ended task is still to be told
+        (one not told this time, or a batch after this one)."""
         pending = await self._to_tell.next_batch()
-        return await each_few_at_once(pending, self.tell, "endings.not_told")
+        told = await each_few_at_once(pending, self.tell, "endings.not_told")
+        return told < len(pending) or self._to_tell.more_after
 
     def tell_detached(self, ended: list[TaskRecord]) -> asyncio.Task:
         """Telling that goes on after the caller's answer (Stop's), in its context."""

@@ -29,13 +29,22 @@ class InTurn:
         self._batch = batch
         # Where the next round goes on from, or None to start from the oldest.
         self._after: Cursor | None = None
+        # The last round started from the oldest and found nothing at all:
+        # there is nothing to go round until something new is announced.
+        self.found_none = False
 
     async def next_batch(self) -> list[TaskRecord]:
         async with self._db.reads() as tx:
             batch = await self._fetch(tx, self._batch, self._after)
+        self.found_none = self._after is None and not batch
         last = batch[-1] if len(batch) == self._batch else None
         self._after = (last.updated_at, last.id) if last else None
         return batch
+
+    @property
+    def more_after(self) -> bool:
+        """The last batch was full: the next round goes on after it."""
+        return self._after is not None
 
 
 async def each_few_at_once(

@@ -18,7 +18,7 @@ from nod_tasks.domain.tasks import (
     refuse_unless_waiting_for,
 )
 from nod_tasks.store.database import Database
-from nodkit import validation
+from nodkit import faults, validation
 from nodkit.errors import FailedPrecondition
 
 
@@ -54,6 +54,7 @@ class Replies:
                 note=f"private form {kind.value} filled",
                 add_form=(form_id, FilledForm(kind, item_id, picked)),
             )
+        await faults.point("tasks.form_accepted")
         return _answered(moved)
 
     async def _picked_login(self, task: TaskRecord, item_id: str) -> bool:

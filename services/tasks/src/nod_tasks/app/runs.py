@@ -12,6 +12,13 @@ it starts: while it runs, it is their only writer. A step then costs two
 statements (its start and its end, each with its event and transcript
 entry), and the person's saved items are read for the next request while
 the end is written.
+
+Nothing in a run may hang: each model request (its retries included) and
+each tool call must end within the step deadline (NOD_TASKS_STEP_DEADLINE_S),
+which starts afresh with each. Past it the run is cut off as a Stop cuts
+it (the step in flight ends as cut off: UNCERTAIN when it may have acted)
+and the task ends INTERRUPTED, saying so; nothing is retried. A task that
+waits for the person has no run left to cut.
 """
 
 import asyncio
@@ -37,11 +44,13 @@ from nod_tasks.domain.tasks import (
     TaskState,
     Wait,
     check_wait,
+    took_too_long,
 )
 from nod_tasks.settings import TasksSettings
 from nod_tasks.store.database import Database, Transaction
 from nod_tasks.store.records import attempt_to_json
 from nod_tasks.store.tasks import Which
+from nodkit import faults, tracing
 from nodkit.client import NodRpcError
 from nodkit.logging import get_logger
 
@@ -72,15 +81,49 @@ class Run:
         self._read: tuple[float, TaskContext] | None = None
         # Events written with the next change (a model request's good attempt).
         self._pending: list[tuple[str, dict[str, Any]]] = []
+        self._step_deadline_s = deps.settings.step_deadline_s
+        # Ends the run once it makes no progress for the step deadline.
+        self._deadline: asyncio.Timeout | None = None
+        # The task was committed WAITING: what is left of the run is no step.
+        self._handed_over = False
 
     async def go(self) -> None:
         """The run, to its end; one that fails inside ends its task FAILED
-        (nothing is left RUNNING), asking the person to check or continue."""
+        (nothing is left RUNNING), asking the person to check or continue;
+        one past its step deadline ends it INTERRUPTED, saying so."""
         try:
-            await self._go()
+            # The run joins the trace of the call that queued the task.
+            with (
+                tracing.resumed(self._task.traceparent),
+                tracing.span("task.run", {"nod.task_id": self._task.id}),
+            ):
+                async with asyncio.timeout(self._step_deadline_s) as self._deadline:
+                    await faults.point("tasks.taken")
+                    await self._go()
         except Exception:
+            if self._overdue():
+                log.warning(
+                    "run.overdue", task_id=self._task.id, step_deadline_s=self._step_deadline_s
+                )
+                await self._end(Move.INTERRUPT, took_too_long(self._step_deadline_s))
+                return
             log.exception("run.failed_inside", task_id=self._task.id)
             await self._end(Move.FAIL, f"an internal error stopped this task: {CHECK_OR_CONTINUE}")
+
+    def _overdue(self) -> bool:
+        return self._deadline is not None and self._deadline.expired()
+
+    def _progressed(self) -> None:
+        """A model request or a tool call begins: the step deadline starts afresh."""
+        if self._deadline is not None and not self._deadline.expired():
+            loop = asyncio.get_running_loop()
+            self._deadline.reschedule(loop.time() + self._step_deadline_s)
+
+    def _cut_off_end(self, tool: str) -> StepEnd:
+        """How a step cut off mid-way ends, and why: its run stopped, or overran."""
+        if self._overdue():
+            return tools.cut_off_end(tool, f"it took longer than {self._step_deadline_s:g} s")
+        return tools.cut_off_end(tool, CUT_OFF)
 
     async def _go(self) -> None:
         if not await self._load():
@@ -143,8 +186,10 @@ class Run:
         messages = (prompt.system_prompt(context), *self._messages)
         request = ModelRequest(messages, SCHEMAS, context)
         self._requests += 1
+        self._progressed()
         try:
-            return await model_requests.ask(self._deps.provider, request, self._record_attempt)
+            with tracing.span("model.request", {"nod.request": self._requests}):
+                return await model_requests.ask(self._deps.provider, request, self._record_attempt)
         except model_requests.ModelGaveUp as gave_up:
             if gave_up.decision.wait_too_long:
                 message = (
@@ -184,6 +229,7 @@ class Run:
         ended); else the context for the next request, being read."""
         planned = tools.plan_call(name, arguments, self._steps, self._task.forms)
         called = prompt.Called(call_id, planned.name, planned.arguments)
+        self._progressed()
         step = await self._start(called, planned)
         if step is None:
             return None  # stopped meanwhile: the step never started
@@ -193,16 +239,28 @@ class Run:
         # Read while the tool runs and its end is written, for the next request.
         next_context = self._context()
         try:
+            await faults.point("tasks.tool_call_running")
             if planned.refused:
                 goes_on = await self._end_step(ctx, steps.not_run(planned.refused))
             else:
                 goes_on = await self._run_and_end(ctx, planned)
         except asyncio.CancelledError:
             next_context.cancel()
-            # Stop or shutdown: the step's end is written even so, unless it
-            # ended already or now waits for the person.
-            cut_off = tools.cut_off_end(step.tool, CUT_OFF)
-            await asyncio.shield(self._db.end_step(step, cut_off, in_flight_on=self._me))
+            # Stop, shutdown or the step deadline: the step's end is written
+            # even so, unless it ended already or now waits for the person
+            # (the deadline then only ends what was left of the run: the
+            # person's answer, or the task's end, ends the step).
+            if not (self._handed_over and self._overdue()):
+                cut_off = self._cut_off_end(step.tool)
+                await asyncio.shield(self._db.end_step(step, cut_off, in_flight_on=self._me))
+            raise
+        except Exception:
+            next_context.cancel()
+            # The run ends its task FAILED (go); the step it was in ends as a
+            # cut-off one, or it would stay RUNNING under an ended task until
+            # the next restart. A step that ended or waits already is left be.
+            cut_off = tools.cut_off_end(step.tool, INTERNAL_ERROR)
+            await self._db.end_step(step, cut_off, in_flight_on=self._me)
             raise
         if not goes_on:
             next_context.cancel()
@@ -234,7 +292,7 @@ class Run:
             step = await asyncio.shield(starting)
         except asyncio.CancelledError:
             if (made := await starting) is not None:
-                cut_off = tools.cut_off_end(made.tool, CUT_OFF)
+                cut_off = self._cut_off_end(made.tool)
                 await self._db.end_step(made, cut_off, in_flight_on=self._me)
             raise
         if step is None:
@@ -255,7 +313,10 @@ class Run:
 
     async def _run_tool(self, ctx: StepContext, planned: tools.Planned) -> Outcome:
         try:
-            return await TOOLS[planned.name].run(ctx, planned.arguments)
+            with tracing.span(f"tool {planned.name}", {"nod.step": ctx.step.number}):
+                outcome = await TOOLS[planned.name].run(ctx, planned.arguments)
+            await faults.point("tasks.peer_called")
+            return outcome
         except asyncio.CancelledError:
             raise
         except Exception:
@@ -283,6 +344,7 @@ class Run:
         ended = await self._db.end_step(step, end, in_flight_on=self._me)
         if ended is None:
             return False  # ended already (the task was interrupted meanwhile)
+        await faults.point("tasks.result_recorded")
         self._steps.append(ended)
         view = end.result.for_model()
         self._messages.append(prompt.Answered(step.call_id, step.number, view).message())
@@ -291,14 +353,19 @@ class Run:
     async def _wait(self, ctx: StepContext, waiting: WaitFor) -> None:
         await self._keep_session(ctx)
         async with self._db.transaction() as tx:
-            if waiting.approval_id or waiting.payment_id:
-                await tx.steps.wait(
-                    ctx.step, approval_id=waiting.approval_id, payment_id=waiting.payment_id
-                )
-            if not await self._move(tx, Move.WAIT, wait=waiting.wait):
+            # The step is no instance's from here, a private form's too: a
+            # shutdown that cuts off what is left of this run must not end
+            # it (the person's answer, or the task's end, does).
+            await tx.steps.wait(
+                ctx.step, approval_id=waiting.approval_id, payment_id=waiting.payment_id
+            )
+            moved = await self._move(tx, Move.WAIT, wait=waiting.wait)
+            if not moved:
                 # Stopped while the proposal or payment was being made: the
                 # stop's telling may have come first, so it is told again.
                 await tx.tasks.tell_again(ctx.task.id)
+        self._handed_over = moved
+        await faults.point("tasks.waiting")
         self._deps.endings.kick()
 
     async def _keep_session(self, ctx: StepContext) -> None:

@@ -14,6 +14,7 @@ from nod_tasks.app.endings import Endings
 from nod_tasks.domain.tasks import STOPPED, Move, TaskRecord
 from nod_tasks.store.database import Database
 from nod_tasks.store.tasks import Which
+from nodkit import faults
 from nodkit.errors import NotFound
 from nodkit.logging import get_logger
 
@@ -38,6 +39,7 @@ class Stopper:
                 raise NotFound("no such task", reason="TASK_NOT_FOUND")
             which = Which(owner=owner, task_id=task_id)
             stopped = await tx.tasks.move(Move.STOP, which, actor=owner, message=STOPPED)
+        await faults.point("tasks.stop_received")
         self._interrupt([t.id for t in stopped])
         telling = self._endings.tell_detached(stopped)
         # The tasks are stopped: the answer doesn't wait for a service that

@@ -17,7 +17,7 @@ from nod_tasks.domain.tasks import (
 )
 from nod_tasks.store.database import Database
 from nod_tasks.store.tasks import Which
-from nodkit import listing, validation
+from nodkit import faults, listing, validation
 from nodkit.errors import AlreadyExists, FailedPrecondition, NotFound
 from nodkit.logging import get_logger
 from nodkit.notices import Notices, announced_or_timeout
@@ -53,6 +53,7 @@ class Tasks:
                     )
                 return task
             await tx.say(task.id, prompt.Said(text))
+        await faults.point("tasks.queued")
         log.info("task.started", task_id=task.id)
         return task
 
@@ -101,13 +102,29 @@ class Tasks:
                 if not events:
                     await announced_or_timeout(announced, self._watch_poll_s)
 
-    async def continue_(self, owner: str, task_id: str, text: str) -> TaskRecord:
+    async def continue_(
+        self, owner: str, task_id: str, text: str, request_id: str = ""
+    ) -> TaskRecord:
         """The person's explicit continue: a new run that starts from what
-        happened (the model sees every step and its end); nothing is redone."""
+        happened (the model sees every step and its end); nothing is redone.
+        With a request id, once: a resend answers the task as it is now."""
         text = check_answer(text)
+        request_id = validation.printable_id("request_id", request_id) if request_id else ""
         task = await self.get(owner, task_id)
-        refuse_unless_ended(task)
         async with self._db.transaction() as tx:
+            # Written before the move: a racing resend waits here for this
+            # transaction and then finds the row; a refused Continue rolls
+            # it back, so the id stays free for a Continue that counts.
+            if request_id and not await tx.tasks.record_continue(owner, request_id, task.id, text):
+                if await tx.tasks.continue_request(owner, request_id) != (task.id, text):
+                    raise AlreadyExists(
+                        "request_id was already used for another Continue",
+                        reason="REQUEST_ID_REUSED",
+                        field="request_id",
+                    )
+                log.info("task.continue_resent", task_id=task.id)
+                return await tx.tasks.get(owner, task.id) or task
+            refuse_unless_ended(task)
             moved = await tx.tasks.move(
                 Move.CONTINUE,
                 Which(task_id=task.id, owner=owner, state=task.state),
@@ -119,4 +136,5 @@ class Tasks:
             if not moved:
                 raise FailedPrecondition("the task changed meanwhile; look again", reason="RACED")
             await tx.say(task.id, prompt.Said(f"The person says: {text}"))
+        await faults.point("tasks.continue_received")
         return moved[0]

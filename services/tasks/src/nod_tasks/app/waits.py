@@ -21,8 +21,12 @@ from nod_tasks.domain.waits import PAGE_GONE, approval_end, bank_confirmation_en
 from nod_tasks.store.database import Database
 from nodkit.client import NodRpcError
 from nodkit.logging import get_logger
+from nodkit.notices import Notices, announced_or_timeout
 
 log = get_logger("nod_tasks.waits")
+# What the queue's channel says when a task starts waiting on something
+# outside (migration 0005).
+WAITING = "waiting"
 OUTSIDE = [WaitKind.DECISION.value, WaitKind.PAYMENT.value, WaitKind.BANK_CONFIRMATION.value]
 
 
@@ -42,6 +46,22 @@ class OutsideWaits:
         """Looks at the next batch of waiting tasks; how many it moved on."""
         waiting = await self._waiting.next_batch()
         return await each_few_at_once(waiting, self._settle, "waits.not_settled")
+
+    async def run(self, queue: Notices, every_s: float, fallback_s: float) -> None:
+        """Rounds until cancelled. While tasks wait, every every_s: their
+        answers come from other services, which announce nothing here. With
+        none waiting, the next round is when a task starts waiting on any
+        instance (announced), or after fallback_s in case that was missed."""
+        with queue.listen(WAITING) as announced:
+            while True:
+                announced.clear()  # before the look: a later wait wakes the sleep below
+                try:
+                    await self.settle_round()
+                    idle = self._waiting.found_none
+                except Exception as error:
+                    log.error("waits.failed", exc_info=error)
+                    idle = False
+                await announced_or_timeout(announced, fallback_s if idle else every_s)
 
     async def _settle(self, task: TaskRecord) -> bool:
         try:

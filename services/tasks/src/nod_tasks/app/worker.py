@@ -10,23 +10,33 @@ second truth, and recovery in both is about re-running stalled jobs, which
 nod must never do; per-owner recovery with our leases is a few lines here."""
 
 import asyncio
-import contextlib
 from collections.abc import Awaitable, Callable
 from functools import partial
 
 from nod_tasks.app.runs import Run, RunDeps
 from nodkit.logging import get_logger
-from nodkit.notices import Notices
+from nodkit.notices import Notices, first_announced
 
 log = get_logger("nod_tasks.worker")
+# After a look at the queue that failed (the database, a lost answer).
+LOOK_AGAIN_S = 1.0
 
 
 class Worker:
-    def __init__(self, deps: RunDeps, reconcile: Callable[[], Awaitable[int]]) -> None:
-        """reconcile: this instance's running tasks INTERRUPTED, their steps ended."""
+    def __init__(
+        self,
+        deps: RunDeps,
+        reconcile: Callable[[], Awaitable[int]],
+        interrupt_lost: Callable[[list[str]], Awaitable[int]],
+    ) -> None:
+        """reconcile: this instance's running tasks INTERRUPTED, their steps
+        ended; interrupt_lost: the same for those of them not running here."""
         self._deps = deps
         self._db = deps.db
         self._reconcile = reconcile
+        self._interrupt_lost = interrupt_lost
+        # A take or a run failed: a task may be RUNNING here with no run.
+        self._may_have_lost_runs = False
         self._me = deps.settings.instance_id
         self._capacity = deps.settings.max_running
         self._runs: dict[str, asyncio.Task] = {}
@@ -40,8 +50,13 @@ class Worker:
     async def take_work(self) -> int:
         taken = 0
         while len(self._runs) < self._capacity:
-            async with self._db.transaction() as tx:
-                task = await tx.tasks.take_next_queued(self._me)
+            try:
+                async with self._db.transaction() as tx:
+                    task = await tx.tasks.take_next_queued(self._me)
+            except BaseException:
+                # Its commit may have gone through with only the answer lost.
+                self._may_have_lost_runs = True
+                raise
             if task is None:
                 break
             run = asyncio.ensure_future(Run(self._deps, task).go())
@@ -55,6 +70,7 @@ class Worker:
         self._room.set()
         if not run.cancelled() and run.exception() is not None:
             log.error("run.failed", task_id=task_id, exc_info=run.exception())
+            self._may_have_lost_runs = True
 
     async def cancel_stopped(self) -> None:
         """Runs whose task no longer runs here (a Stop made elsewhere)."""
@@ -71,11 +87,17 @@ class Worker:
 
     async def poll(self) -> None:
         await self.cancel_stopped()
+        if self._may_have_lost_runs:
+            # Between here and the take below nothing else takes a task, so
+            # every task RUNNING here without a run is one whose run was lost.
+            await self._interrupt_lost(self.running)
+            self._may_have_lost_runs = False
         await self.take_work()
 
     async def run(self, queue: Notices, fallback_s: float) -> None:
         """Looks when a task is queued or stopped on any instance, when a run
-        here ends, and every fallback_s regardless; until cancelled."""
+        here ends, and every fallback_s regardless; until cancelled. A look
+        that failed is tried again soon, not at the next fallback."""
         with queue.listen("queued") as queued, queue.listen("stopped") as stopped:
             wakes = (queued, stopped, self._room)
             while True:
@@ -83,14 +105,11 @@ class Worker:
                     wake.clear()  # before the look: a later change wakes the wait below
                 try:
                     await self.poll()
+                    next_look_s = fallback_s
                 except Exception as error:
                     log.error("queue.failed", exc_info=error)
-                waiting = [asyncio.ensure_future(wake.wait()) for wake in wakes]
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(fallback_s):
-                        await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
-                for wait in waiting:
-                    wait.cancel()
+                    next_look_s = min(fallback_s, LOOK_AGAIN_S)
+                await first_announced(wakes, next_look_s)
 
     async def shutdown(self) -> None:
         """The tasks still running here are INTERRUPTED first (so their runs,

@@ -78,7 +78,16 @@ def may_move(from_state: TaskState, to_state: TaskState) -> bool:
 CHECK_OR_CONTINUE = "check what happened, or say continue"
 INTERRUPTED = f"nod restarted while this task was running: {CHECK_OR_CONTINUE}"
 OWNER_GONE = f"the nod instance running this task stopped: {CHECK_OR_CONTINUE}"
+LOST_RUN = f"nod lost track of this task's run: {CHECK_OR_CONTINUE}"
 STOPPED = "stopped by the person"
+
+
+def took_too_long(step_deadline_s: float) -> str:
+    """A run cut off by its step deadline (NOD_TASKS_STEP_DEADLINE_S)."""
+    return (
+        f"a step of this task made no progress for {step_deadline_s:g} s and nod cut it off:"
+        " check its last step (it may have reached the site or app), or say continue"
+    )
 
 
 class WaitKind(StrEnum):
@@ -133,6 +142,9 @@ class TaskRecord:
     created_at: datetime
     updated_at: datetime
     forms: Mapping[str, FilledForm] = field(default_factory=dict)
+    # The W3C trace context of the call that last queued it, when tracing:
+    # its run joins that call's trace.
+    traceparent: str | None = None
 
 
 def check_task_text(text: str, field_name: str = "text") -> str:

@@ -43,6 +43,8 @@ tasks = sa.Table(
     sa.Column("cleanup_pending", sa.Boolean, nullable=False, server_default=sa.false()),
     # The number of its last event: events are numbered 1, 2, ... per task.
     sa.Column("last_event", sa.BigInteger, nullable=False, server_default="0"),
+    # The trace context of the call that last queued it (nodkit.tracing).
+    sa.Column("traceparent", sa.Text, nullable=True),
     _timestamp("created_at", nullable=False, server_default=NOW),
     _timestamp("updated_at", nullable=False, server_default=NOW),
     sa.CheckConstraint(f"state IN ({TASK_STATES})", name="tasks_state"),
@@ -58,6 +60,20 @@ tasks = sa.Table(
     ),
     sa.Index("tasks_waiting", "updated_at", postgresql_where=sa.text("state = 'waiting'")),
     sa.Index("tasks_cleanup_pending", "updated_at", postgresql_where=sa.text("cleanup_pending")),
+)
+
+# The request ids of Continue: a resend (a lost answer, a form posted twice)
+# finds the Continue its id made and starts no other run. The primary key
+# decides between two resends that race.
+continue_requests = sa.Table(
+    "continue_requests",
+    metadata,
+    sa.Column("owner", sa.Text, primary_key=True),
+    sa.Column("request_id", sa.Text, primary_key=True),
+    sa.Column("task_id", UUID(as_uuid=False), sa.ForeignKey(tasks.c.id), nullable=False),
+    # What the person said with it (not private: it is in the task's events too).
+    sa.Column("text", sa.Text, nullable=False),
+    _timestamp("created_at", nullable=False, server_default=NOW),
 )
 
 steps = sa.Table(

@@ -60,6 +60,7 @@ def to_task(row: Any) -> TaskRecord:
         forms={form_id: form_from_json(f) for form_id, f in (row.forms or {}).items()},
         created_at=row.created_at,
         updated_at=row.updated_at,
+        traceparent=row.traceparent,
     )
 
 

@@ -20,6 +20,8 @@ from nod_tasks.domain.steps import Resolution, StepEnd, StepRecord, StepState, S
 from nod_tasks.store.events import add_event
 from nod_tasks.store.models import INSTANCE_LEASES, steps
 from nod_tasks.store.records import step_view_to_json, to_step
+from nodkit import history
+from nodkit.metrics import count_uncertain
 
 Connection = AsyncConnection | PsycopgConnection
 
@@ -154,6 +156,11 @@ async def end(
         "said": Jsonb(prompt.Answered(step.call_id, step.number, view).to_json()),
     }
     rows = await _rows(conn, _END, params)
+    if rows and outcome.state == StepState.UNCERTAIN:
+        if isinstance(conn, AsyncConnection):
+            history.uncertain_when_committed(conn, steps.name, 1)
+        else:  # the hot path's autocommit: it is committed already
+            count_uncertain(steps.name)
     return to_step(rows[0]) if rows else None
 
 

@@ -21,9 +21,15 @@ from nod_tasks.domain.tasks import (
     TaskState,
     Wait,
 )
-from nod_tasks.store.models import INSTANCE_LEASES, TASK_HISTORY, events, tasks
+from nod_tasks.store.models import (
+    INSTANCE_LEASES,
+    TASK_HISTORY,
+    continue_requests,
+    events,
+    tasks,
+)
 from nod_tasks.store.records import form_to_json, to_task, wait_to_json
-from nodkit import history, listing
+from nodkit import history, listing, tracing
 
 Cursor = tuple[datetime, str]
 
@@ -42,6 +48,8 @@ class Which:
     waiting_for: Wait | None = None
     # In exactly this state (as it was read before the move was decided).
     state: TaskState | None = None
+    # None of these tasks.
+    not_in: tuple[str, ...] = ()
 
     def where(self) -> list[sa.ColumnElement[bool]]:
         where: list[sa.ColumnElement[bool]] = []
@@ -65,6 +73,8 @@ class Which:
             ]
         if self.state is not None:
             where.append(tasks.c.state == self.state.value)
+        if self.not_in:
+            where.append(tasks.c.id.not_in(self.not_in))
         if not where:
             raise ValueError("a move names the tasks it is for")
         return where
@@ -85,6 +95,7 @@ class TaskRows:
                 request_id=request_id,
                 state=TaskState.QUEUED.value,
                 last_event=1,
+                traceparent=tracing.traceparent(),
             )
             .on_conflict_do_nothing(index_elements=[tasks.c.owner, tasks.c.request_id])
             .returning(tasks)
@@ -113,6 +124,28 @@ class TaskRows:
         query = sa.select(tasks).where(tasks.c.owner == owner, tasks.c.request_id == request_id)
         row = (await self._conn.execute(query)).first()
         return to_task(row) if row else None
+
+    async def record_continue(self, owner: str, request_id: str, task_id: str, text: str) -> bool:
+        """True when the request id is new and now names this Continue; False
+        when an earlier Continue holds it. A racing insert of the same id is
+        waited for (the primary key), so the loser reads the winner's row."""
+        statement = (
+            insert(continue_requests)
+            .values(owner=owner, request_id=request_id, task_id=task_id, text=text)
+            .on_conflict_do_nothing(
+                index_elements=[continue_requests.c.owner, continue_requests.c.request_id]
+            )
+            .returning(continue_requests.c.request_id)
+        )
+        return (await self._conn.execute(statement)).first() is not None
+
+    async def continue_request(self, owner: str, request_id: str) -> tuple[str, str] | None:
+        """(task id, text) of the Continue made with this request id."""
+        query = sa.select(continue_requests.c.task_id, continue_requests.c.text).where(
+            continue_requests.c.owner == owner, continue_requests.c.request_id == request_id
+        )
+        row = (await self._conn.execute(query)).first()
+        return (str(row.task_id), row.text) if row else None
 
     async def page_of(
         self, owner: str, state: TaskState | None, page: listing.PageRequest
@@ -178,6 +211,9 @@ class TaskRows:
             changes["message"] = message
         if enters in ENDED_STATES:
             changes["cleanup_pending"] = True
+        if enters == TaskState.QUEUED:
+            # The run to come continues the trace of the call that queued it.
+            changes["traceparent"] = tracing.traceparent()
         data: dict[str, Any] = {}
         if wait is not None:
             data["wait"] = wait_to_json(wait)

@@ -90,6 +90,22 @@ def _went_wrong(call: Call) -> Next | None:
     return None
 
 
+def _answered_form(call: Call) -> str:
+    """The form an ask_private_form call opened, "" when it has no result
+    (the task was stopped or cut off while the form was open)."""
+    return str((call.result or {}).get("form_id") or "")
+
+
+def _cut_off(call: Call) -> Next:
+    """A form closed before its answer came (the task was stopped while it
+    was open): its page went with the run's browser session, so there is
+    nothing to type the answer into; saying so beats guessing."""
+    return finish(
+        f"I stopped at {call.name}: the form was closed before it was answered,"
+        " and the page it was for is gone. Start the task again to go on."
+    )
+
+
 def _login_form_answered(calls: list[Call]) -> dict[str, Any] | None:
     """The private form a refused saved login opened, once the person has
     answered it and until what they gave has been entered."""
@@ -148,8 +164,10 @@ def sign_in(context: TaskContext, calls: list[Call]) -> Next | None:
             "reason": "The shop asks for the one-time code from your authenticator app.",
         }
     if last.name == "ask_private_form":
+        if not (form_id := _answered_form(last)):
+            return _cut_off(last)
         return "enter_from_private_form", {
-            "form_id": last.result["form_id"],  # type: ignore[index]
+            "form_id": form_id,
             "fields": {"code": field_ref(page, "code")},
             "submit": control_ref(page, "Verify"),
         }
@@ -187,6 +205,8 @@ def buy(context: TaskContext, calls: list[Call]) -> Next | None:
             "reason": "The checkout asks for the card's security code.",
         }
     if last.name == "ask_private_form":
+        if not (form_id := _answered_form(last)):
+            return _cut_off(last)
         payment = next(c for c in reversed(calls) if c.name == "request_payment")
         return "pay", {
             "payment_id": payment.result["payment_id"],  # type: ignore[index]
@@ -197,7 +217,7 @@ def buy(context: TaskContext, calls: list[Call]) -> Next | None:
                 "holder_name": field_ref(page, "holder"),
             },
             "submit": control_ref(page, "Pay"),
-            "security_code_form_id": last.result["form_id"],  # type: ignore[index]
+            "security_code_form_id": form_id,
         }
     paid = (last.result or {}).get("paid")
     return finish(f"The payment was recorded as {paid}." if paid else "The payment is unclear.")
