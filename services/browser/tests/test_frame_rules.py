@@ -160,7 +160,10 @@ class Calls:
     made: list[str] = field(default_factory=list)
 
     def to(self, name: str):
-        return lambda: self.made.append(name)
+        async def call() -> None:
+            self.made.append(name)
+
+        return call
 
 
 async def answer(answers: SubmitAnswers, request: FakeRequest) -> None:

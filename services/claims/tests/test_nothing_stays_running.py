@@ -1,6 +1,8 @@
 """No claim stays RUNNING without an end: one whose end was never recorded
 ends UNCERTAIN past NOD_CLAIMS_MAX_RUNNING_S, whatever its holder's lease;
-one granted to a caller that had already given up ends UNCERTAIN at once."""
+one granted to a caller that had already given up ends UNCERTAIN at once.
+And no Claim transaction outlives its caller: one stuck or hung before its
+COMMIT is rolled back at the caller's deadline, granting nothing."""
 
 import asyncio
 import contextlib
@@ -9,6 +11,7 @@ import grpc
 import psycopg
 
 from nod.claims.v1 import claims_pb2 as pb
+from nodkit import faults
 from nodtest.browser import poll
 from nodtest.claims import op_id, put_login
 from nodtest.database import libpq_url
@@ -80,39 +83,108 @@ async def test_a_grant_whose_caller_gave_up_ends_uncertain_at_once(
     assert "never reached the runner" in claim.reason
 
 
-async def test_a_typed_entry_granted_to_a_caller_that_gave_up_ends_uncertain(
-    claims_stub, vault_stub, as_person, claims_migrated
-):
-    entry = await vault_stub.PutPrivateEntry(
-        pb.PutPrivateEntryRequest(
-            task_id="task-gave-up-typed",
-            kind=pb.ENTRY_KIND_ONE_TIME_CODE,
-            fields={"code": "123456"},
-        ),
-        metadata=as_person,
-    )
-    holder = await live_holder(claims_stub, as_person)
-    request = pb.ClaimRequest(
+def typed_entry_claim(entry_id: str, holder: str, task_id: str) -> pb.ClaimRequest:
+    return pb.ClaimRequest(
         operation_id=op_id(),
         kind=pb.ENTRY_KIND_ONE_TIME_CODE,
-        item_id=entry.id,
+        item_id=entry_id,
         origin="https://shop.example",
-        task_id="task-gave-up-typed",
+        task_id=task_id,
         holder=holder,
     )
+
+
+async def put_code(vault_stub, meta, task_id: str, code: str) -> str:
+    entry = await vault_stub.PutPrivateEntry(
+        pb.PutPrivateEntryRequest(
+            task_id=task_id, kind=pb.ENTRY_KIND_ONE_TIME_CODE, fields={"code": code}
+        ),
+        metadata=meta,
+    )
+    return entry.id
+
+
+async def transactions_left_open(database_url) -> int:
+    """The claims service's connections holding a transaction open, idle."""
+    async with await psycopg.AsyncConnection.connect(
+        libpq_url(database_url), autocommit=True
+    ) as conn:
+        cursor = await conn.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'nod-claims'"
+            " AND state LIKE 'idle in transaction%'"
+        )
+        row = await cursor.fetchone()
+    assert row is not None
+    return row[0]
+
+
+async def test_a_typed_entry_claim_stuck_past_its_callers_deadline_grants_nothing(
+    claims_stub, vault_stub, as_person, claims_migrated
+):
+    """Its transaction gives up at the caller's deadline, before COMMIT, and
+    is rolled back: no claim, the entry still unused, and the resend (the
+    caller was told it may have happened, so it asks again with the same
+    operation id) is the one grant."""
+    entry_id = await put_code(vault_stub, as_person, "task-gave-up-typed", "123456")
+    holder = await live_holder(claims_stub, as_person)
+    request = typed_entry_claim(entry_id, holder, "task-gave-up-typed")
     async with claims_held_up(claims_migrated):
         await expect_error(
             claims_stub.Claim(request, metadata=as_person, timeout=1.0),
             grpc.StatusCode.DEADLINE_EXCEEDED,
         )
-        await asyncio.sleep(0.5)
+        await asyncio.sleep(0.5)  # the lock is held past the caller's deadline
+    await asyncio.sleep(0.5)  # a commit the lock had held back would have landed by now
 
-    async def ended():
-        claim = await state_of(claims_stub, as_person, "task-gave-up-typed", request.operation_id)
-        return claim if claim and claim.state != pb.CLAIM_STATE_RUNNING else None
-
-    claim = await poll(ended, timeout_s=10, what="the undelivered grant to end")
-    assert claim.state == pb.CLAIM_STATE_UNCERTAIN
-    # The one-time code went with its claim: it is never entered, nor granted again.
+    left = await state_of(claims_stub, as_person, "task-gave-up-typed", request.operation_id)
+    assert left is None
     again = await claims_stub.Claim(request, metadata=as_person)
-    assert not again.granted and not again.secret_fields
+    assert again.granted and again.secret_fields["code"] == "123456"
+    once_more = await claims_stub.Claim(request, metadata=as_person)
+    assert not once_more.granted and not once_more.secret_fields
+
+
+@contextlib.contextmanager
+def armed(spec: str):
+    """Fault points armed in this process (the claims service runs in it)."""
+    faults.arm(spec)
+    try:
+        yield
+    finally:
+        faults.arm("")
+
+
+async def test_a_claim_hung_before_its_commit_ends_with_its_callers_deadline(
+    claims_stub, vault_stub, as_person, claims_migrated, log_tee
+):
+    """A hang inside the Claim transaction holds nothing past the caller's
+    deadline: the server side ends too (the handler is cancelled, the
+    transaction rolled back before the service's own limits would end it),
+    nothing is granted, and the same operation claimed again right after is
+    not blocked by what the hung one had locked: it answers within its
+    deadline, granted once."""
+    entry_id = await put_code(vault_stub, as_person, "task-hung-claim", "654321")
+    holder = await live_holder(claims_stub, as_person)
+    request = typed_entry_claim(entry_id, holder, "task-hung-claim")
+    with armed("claims.claim_before_commit=hang"):
+        await expect_error(
+            claims_stub.Claim(request, metadata=as_person, timeout=1.5),
+            grpc.StatusCode.DEADLINE_EXCEEDED,
+        )
+        assert any("faults.fired" in line for line in log_tee.lines)
+    gave_up = asyncio.get_running_loop().time()
+
+    # Well inside db_call_timeout_s (10 s), the transaction's own bound.
+    async def rolled_back():
+        return await transactions_left_open(claims_migrated) == 0 or None
+
+    await poll(rolled_back, timeout_s=3, what="the hung transaction to end")
+    granted = await claims_stub.Claim(request, metadata=as_person, timeout=4.0)
+    assert granted.granted and granted.secret_fields["code"] == "654321"
+    assert asyncio.get_running_loop().time() - gave_up < 4.0
+    claim = await state_of(claims_stub, as_person, "task-hung-claim", request.operation_id)
+    assert claim is not None and claim.id == granted.claim.id
+    # grpc aio cancelled the hung call's handler when its deadline passed.
+    assert any('"status": "CANCELLED"' in line and "/Claim" in line for line in log_tee.lines), (
+        "the hung Claim's handler was never cancelled"
+    )

@@ -75,6 +75,23 @@ async def test_a_saved_item_can_not_change_kind(vault_stub, as_person):
     )
 
 
+async def test_a_card_number_as_the_name_on_a_card_is_refused(vault_stub, as_person):
+    # The name on a card is listed as typed: a card number put there by
+    # mistake would be shown in the clear wherever the card is.
+    fields = {"number": CANARY_CARD, "expiry": "01/30", "holder_name": "4242 4242 4242 4242"}
+    error = await expect_error(
+        vault_stub.PutItem(
+            pb.PutItemRequest(item=pb.VaultItem(kind=pb.ENTRY_KIND_CARD, fields=fields)),
+            metadata=as_person,
+        ),
+        grpc.StatusCode.INVALID_ARGUMENT,
+        field="item.fields.holder_name",
+    )
+    assert "4242" not in error.message
+    listed = (await vault_stub.ListItems(pb.ListItemsRequest(), metadata=as_person)).items
+    assert not listed
+
+
 async def test_a_deleted_item_is_gone_but_its_claims_stay(claims_stub, vault_stub, as_person):
     login = await put_login(vault_stub, as_person)
     holder = await live_holder(claims_stub, as_person)

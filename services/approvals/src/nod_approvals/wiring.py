@@ -14,13 +14,16 @@ from nod_approvals.app.approvals import Approvals
 from nod_approvals.app.decisions import Decisions
 from nod_approvals.app.executor import BeforeSend, Executor
 from nod_approvals.app.proposals import Proposals
+from nod_approvals.domain.approvals import ExecutionState
 from nod_approvals.recovery import reconcile_own, sweep_once
 from nod_approvals.settings import ApprovalsSettings
 from nod_approvals.store.models import INSTANCE_LEASES
+from nod_approvals.store.models import executions as executions_table
 from nodkit.background import every
 from nodkit.crypto import Sealer
 from nodkit.db import answers, create_engine
 from nodkit.leases import OwnLease
+from nodkit.metrics_collectors import DatabaseFigures, DatabasePools, StateCount
 from nodkit.notices import Notices
 from nodkit.service import GrpcService, Service
 
@@ -48,6 +51,7 @@ async def build(settings: ApprovalsSettings, *, before_send: BeforeSend | None =
         accounts,
         connectors,
         instance_id=settings.instance_id,
+        deadline_s=settings.execution_deadline_s,
         before_send=before_send,
     )
     servicer = ApprovalsServicer(
@@ -85,4 +89,12 @@ async def build(settings: ApprovalsSettings, *, before_send: BeforeSend | None =
         background=[lease.keep_alive(), notices.run, sweep],
         probe=lambda: answers(engine),
         close=close,
+        collectors=[
+            DatabaseFigures(
+                "approvals",
+                engine,
+                states=[StateCount("execution", executions_table, tuple(ExecutionState))],
+            ),
+            DatabasePools("approvals", engine),
+        ],
     )

@@ -12,6 +12,7 @@ import asyncio
 from nod_browser.adapters.claims_client import ClaimsClient
 from nodkit.client import NodRpcError
 from nodkit.logging import get_logger
+from nodkit.metrics import count_sweep
 
 log = get_logger("nod_browser.recovery")
 RESTART_REASON = "the browser runner holding it restarted"
@@ -27,5 +28,9 @@ async def release_previous_life(claims: ClaimsClient, poll_s: float) -> None:
             log.warning("holder.release_failed", status=error.code.name, retry_in_s=poll_s)
             await asyncio.sleep(poll_s)
             continue
-        log.info("holder.released", holder=claims.holder, uncertain=released)
+        count_sweep("browser", "boot", released)
+        # News only when a claim it held ended UNCERTAIN; else part of the start.
+        (log.warning if released else log.debug)(
+            "holder.released", holder=claims.holder, uncertain=released
+        )
         return

@@ -13,6 +13,7 @@ from nod_browser.app.sessions import Sessions
 from nod_browser.recovery import release_previous_life
 from nod_browser.settings import BrowserSettings
 from nodkit.background import every
+from nodkit.metrics_collectors import Reading
 from nodkit.service import GrpcService, Service
 
 SERVICES = browser_pb2.DESCRIPTOR.services_by_name
@@ -57,4 +58,12 @@ async def build(settings: BrowserSettings, *, chromium: Chromium | None = None) 
         boot=lambda: release_previous_life(claims, settings.migration_poll_s),
         background=[renew],
         close=close,
+        collectors=[
+            Reading(
+                "nod_browser_sessions_open",
+                "Chromium sessions (one isolated context each) open in this runner",
+                "browser",
+                lambda: sessions.open_count,
+            )
+        ],
     )

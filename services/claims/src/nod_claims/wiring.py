@@ -6,13 +6,18 @@ from nod.claims.v1 import claims_pb2, claims_pb2_grpc
 from nod_claims import MIGRATIONS, SCHEMA
 from nod_claims.api.claims import ClaimsServicer
 from nod_claims.api.vault import VaultServicer
+from nod_claims.api.vault_admin import VaultAdminServicer
 from nod_claims.app.claims import Claims
+from nod_claims.app.reseal import Resealer
 from nod_claims.app.vault import Vault
+from nod_claims.domain.claims import ClaimState
 from nod_claims.recovery import sweep_once
 from nod_claims.settings import ClaimsSettings
+from nod_claims.store.models import claims as claims_table
 from nodkit.background import every
 from nodkit.crypto import Sealer
 from nodkit.db import answers, create_engine, open_hot_path_pool
+from nodkit.metrics_collectors import DatabaseFigures, DatabasePools, StateCount
 from nodkit.service import GrpcService, Service
 
 SERVICES = claims_pb2.DESCRIPTOR.services_by_name
@@ -34,7 +39,7 @@ async def build(settings: ClaimsSettings) -> Service:
 
     async def boot() -> None:
         await MIGRATIONS.wait_until_at_head(engine, settings.migration_poll_s)
-        await sweep_once(engine, settings.instance_id, settings.max_running_s)
+        await sweep_once(engine, settings.instance_id, settings.max_running_s, kind="boot")
 
     async def sweep() -> None:
         await every(
@@ -60,9 +65,22 @@ async def build(settings: ClaimsSettings) -> Service:
                 claims_pb2_grpc.add_VaultServiceServicer_to_server,
                 VaultServicer(vault),
             ),
+            GrpcService(
+                SERVICES["VaultAdminService"],
+                claims_pb2_grpc.add_VaultAdminServiceServicer_to_server,
+                VaultAdminServicer(Resealer(engine, sealer)),
+            ),
         ],
         boot=boot,
         background=[sweep],
         probe=lambda: answers(engine),
         close=close,
+        collectors=[
+            DatabaseFigures(
+                "claims",
+                engine,
+                states=[StateCount("claim", claims_table, tuple(ClaimState))],
+            ),
+            DatabasePools("claims", engine, hot_pool),
+        ],
     )

@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from nod_payments.store import transitions
 from nodkit.logging import get_logger
+from nodkit.metrics import count_sweep
 
 log = get_logger("nod_payments.recovery")
 
@@ -26,6 +27,7 @@ async def release_own_running(engine: AsyncEngine, instance_id: str) -> int:
         ended = await transitions.end_running(
             conn, transitions.run_by(instance_id), actor=f"boot:{instance_id}", reason=RESTARTED
         )
+    count_sweep("payments", "boot", len(ended))
     if ended:
         log.warning("boot.uncertain_payments", payments=[p.id for p in ended])
     return len(ended)
@@ -44,6 +46,7 @@ async def sweep_once(engine: AsyncEngine, instance_id: str, max_running_s: float
             reason=TOO_LONG,
         )
         expired = await transitions.expire_overdue(conn, actor=actor)
+    count_sweep("payments", "sweep", len(ended) + len(expired))
     if ended or expired:
         log.warning(
             "sweep.done",

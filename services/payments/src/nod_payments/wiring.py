@@ -11,12 +11,15 @@ from nod_payments.app.confirmation import Confirmation
 from nod_payments.app.creation import Creation
 from nod_payments.app.limits import LimitsApp
 from nod_payments.app.payments import Payments
+from nod_payments.domain.payments import PaymentState
 from nod_payments.recovery import release_own_running, sweep_once
 from nod_payments.settings import PaymentsSettings
 from nod_payments.store.models import INSTANCE_LEASES
+from nod_payments.store.models import payments as payments_table
 from nodkit.background import every
 from nodkit.db import answers, create_engine
 from nodkit.leases import OwnLease
+from nodkit.metrics_collectors import DatabaseFigures, DatabasePools, StateCount
 from nodkit.notices import Notices
 from nodkit.service import GrpcService, Service
 
@@ -74,4 +77,12 @@ async def build(settings: PaymentsSettings) -> Service:
         background=[lease.keep_alive(), notices.run, sweep],
         probe=lambda: answers(engine),
         close=close,
+        collectors=[
+            DatabaseFigures(
+                "payments",
+                engine,
+                states=[StateCount("payment", payments_table, tuple(PaymentState))],
+            ),
+            DatabasePools("payments", engine),
+        ],
     )

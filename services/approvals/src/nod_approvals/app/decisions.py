@@ -51,7 +51,17 @@ class Decisions:
         self, owner: str, approval_id: str, decision: Decision, unmarked: bool
     ) -> ApprovalRecord:
         with self._executor.reserve() as execution_id:
-            won, record = await self._record(owner, approval_id, decision, execution_id, unmarked)
+            try:
+                won, record = await self._record(
+                    owner, approval_id, decision, execution_id, unmarked
+                )
+            except BaseException:
+                # The yes and its execution row may have committed with only
+                # the answer lost: this instance will never run that row, so
+                # it ends UNCERTAIN (nothing sent) as soon as the sweeper sees it.
+                if decision == Decision.YES:
+                    self._executor.abandon(execution_id)
+                raise
             log.info("approval.decided", approval_id=approval_id, decision=decision.value, won=won)
             if not won:
                 return answer_to_late_decision(record, decision)

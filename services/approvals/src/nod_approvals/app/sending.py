@@ -11,6 +11,7 @@ from nod_approvals.domain.approvals import ApprovalRecord, Outcome, not_run
 from nod_approvals.domain.saved_action import SavedAction
 from nod_approvals.store import accounts as accounts_repo
 from nod_approvals.store import executions as executions_repo
+from nodkit import faults
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,7 @@ async def send_once(
     instance_id: str,
     progress: Progress,
 ) -> Outcome:
+    await faults.point("approvals.execution_running")
     approval = execution.approval
     async with engine.connect() as conn:
         running = await executions_repo.is_running(conn, execution.id, instance_id)
@@ -47,6 +49,7 @@ async def send_once(
     saved = SavedAction(approval.saved_action, approval.digest)
     if not saved.is_intact():
         return not_run("the saved action no longer matches its digest")
+    await faults.point("approvals.account_rechecked")
     connector = connectors.for_app(account.app)
     request = Send(
         execution_id=execution.id,
@@ -58,4 +61,6 @@ async def send_once(
     progress.sending = True
     # The connector keeps to its own budget (connector.timeout_s): it alone
     # knows whether anything had left when time ran out.
-    return await connector.send(request)
+    outcome = await connector.send(request)
+    await faults.point("approvals.answer_received")
+    return outcome

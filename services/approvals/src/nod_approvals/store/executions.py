@@ -107,6 +107,26 @@ async def end_own_running(
     return await _end_running(conn, *where, actor=actor, reason=reason)
 
 
+async def end_own_abandoned(
+    conn: AsyncConnection,
+    instance_id: str,
+    execution_ids: Sequence[str],
+    *,
+    actor: str,
+    reason: str,
+) -> list[str]:
+    """This instance's executions it knows it will never run or end."""
+    if not execution_ids:
+        return []
+    return await _end_running(
+        conn,
+        executions.c.instance_id == instance_id,
+        executions.c.id.in_(execution_ids),
+        actor=actor,
+        reason=reason,
+    )
+
+
 async def end_running_of_lapsed_instances(
     conn: AsyncConnection, *, actor: str, reason: str
 ) -> list[str]:

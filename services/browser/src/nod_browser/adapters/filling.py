@@ -19,7 +19,7 @@ typed (NoMatchingOption).
 
 import asyncio
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from playwright.async_api import Error, Frame, Locator, Page
@@ -89,22 +89,16 @@ async def mark_private(page: Page, places: list[Placement]) -> list[Locator]:
     return [place.frame.locator(f'[{ENTERED_ATTRIBUTE}~="{place.mark}"]') for place in places]
 
 
-async def fill_and_press(
+async def fill_fields(
     page: Page,
     grant,
     places: list[Placement],
-    submit: Locator | None,
     *,
     entered: EnteredValues,
-    submit_answers: SubmitAnswers,
-    on_submit_answered: Callable[[], None],
     action_timeout_s: float,
-    deadline: float,
     progress: dict[str, str],
 ) -> None:
-    """on_submit_answered is called the moment the site has answered the
-    submission the click started (only then: not for anything the page sent
-    while its fields were filled), while the click still waits for the page."""
+    """Every field filled (or chosen); nothing pressed."""
     timeout_ms = action_timeout_s * 1000
     values = [value_for(place.name, grant.secret_fields) for place in places]
     # A code that does not fit its boxes stops the entry before any keystroke.
@@ -132,13 +126,27 @@ async def fill_and_press(
     finally:
         values.clear()
         split.clear()
-    if submit is not None:
-        progress["stage"] = "pressing submit"
-        # The click waits for the navigation it starts; a site that holds or
-        # drops the answer makes it fail or time out: UNCERTAIN, never a second press.
-        remaining_s = max(deadline - asyncio.get_running_loop().time(), 0.001)
-        with submit_answers.calling(page, on_submit_answered):
-            await submit.click(timeout=remaining_s * 1000)
+
+
+async def press_submit(
+    page: Page,
+    submit: Locator,
+    *,
+    submit_answers: SubmitAnswers,
+    on_submit_answered: Callable[[], Awaitable[None]],
+    deadline: float,
+    progress: dict[str, str],
+) -> None:
+    """Presses submit once. on_submit_answered is awaited the moment the
+    site has answered the submission the click started (only then: not for
+    anything the page sent while its fields were filled), before the page
+    takes the answer; the click still waits for the page."""
+    progress["stage"] = "pressing submit"
+    # The click waits for the navigation it starts; a site that holds or
+    # drops the answer makes it fail or time out: UNCERTAIN, never a second press.
+    remaining_s = max(deadline - asyncio.get_running_loop().time(), 0.001)
+    with submit_answers.calling(page, on_submit_answered):
+        await submit.click(timeout=remaining_s * 1000)
 
 
 async def select_options(field: Locator) -> list[Option] | None:

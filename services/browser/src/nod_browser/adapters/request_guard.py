@@ -15,7 +15,7 @@ answered one: SubmitAnswers tells an entry waiting on its submit click at
 that moment, before the page has taken the answer and loaded what follows.
 """
 
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -31,7 +31,7 @@ SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 @dataclass(eq=False)
 class _Waiting:
     page: Page
-    on_answer: Callable[[], None]
+    on_answer: Callable[[], Awaitable[None]]
 
 
 class SubmitAnswers:
@@ -47,7 +47,7 @@ class SubmitAnswers:
         self.about: Callable[[], dict[str, str]] = dict
 
     @contextmanager
-    def calling(self, page: Page, on_answer: Callable[[], None]) -> Iterator[None]:
+    def calling(self, page: Page, on_answer: Callable[[], Awaitable[None]]) -> Iterator[None]:
         """While inside, the page's next answered submission calls on_answer."""
         waiting = _Waiting(page, on_answer)
         self._waiting.append(waiting)
@@ -74,7 +74,14 @@ class SubmitAnswers:
                 pages.add(opener)
         for waiting in [w for w in self._waiting if w.page in pages]:
             self._waiting.remove(waiting)
-            waiting.on_answer()
+            try:
+                await waiting.on_answer()
+            except Exception as error:  # noqa: BLE001 - the page gets the answer regardless
+                # The entry waiting on its click still learns the outcome
+                # from the click itself; the page must not lose the answer.
+                log.error(
+                    "request_guard.on_answer_failed", error=type(error).__name__, **self.about()
+                )
 
 
 async def send_unsafe_requests_once(context: BrowserContext, timeout_s: float) -> SubmitAnswers:

@@ -8,6 +8,7 @@ with the claim as it stands. The entry itself is never repeated."""
 
 import asyncio
 import random
+from collections.abc import Awaitable, Callable
 
 from nod.claims.v1 import claims_pb2
 from nod_browser.adapters.claims_client import ClaimsClient
@@ -61,6 +62,31 @@ class ClaimEnds:
                 continue
             state = claims_pb2.ClaimState.Name(claim.state)
             log.info("entry.end_recorded_late", claim_id=claim_id, state=state)
+            return
+
+    def keep_settling(self, settle: Callable[[], Awaitable[None]]) -> None:
+        """A grant whose answer was lost while the claims service could not
+        be asked about it: `settle` (look it up, end it if it is ours) is
+        tried again in the background, with backoff, until it goes through
+        or is refused for good. Left alone, the grant would stay RUNNING
+        under this runner's live lease until the claims service's sweep."""
+        task = asyncio.ensure_future(self._until_settled(settle))
+        self._pending.add(task)
+        task.add_done_callback(self._pending.discard)
+
+    async def _until_settled(self, settle: Callable[[], Awaitable[None]]) -> None:
+        delay_s = self._first_delay_s
+        while True:
+            await asyncio.sleep(delay_s * random.uniform(0.8, 1.2))
+            try:
+                await settle()
+            except NodRpcError as error:
+                if error.code in DEFINITE_REFUSALS:
+                    log.warning("entry.lost_grant_refused", status=error.code.name)
+                    return
+                delay_s = min(delay_s * 2, self._max_delay_s)
+                log.info("entry.lost_grant_still_unsettled", status=error.code.name)
+                continue
             return
 
     async def close(self) -> None:

@@ -83,20 +83,31 @@ class EntryClaims:
     async def _settle_lost_grant(self, session: Session, request: EntryRequest) -> None:
         """A Claim without a definite answer may have been granted to us with
         nobody to type it: end it UNCERTAIN now (one look) instead of leaving
-        it RUNNING; an end the claims service can't take now is told again later."""
+        it RUNNING; when the claims service can't be asked now, it is asked
+        again in the background until it answers."""
         if self._active[(session.owner, request.operation_id)] > 1:
             return  # another call of ours may be typing it right now
         try:
-            claim = await self._claims.find(session.owner, request, session.task_id)
-            if (
-                claim is not None
-                and claim.state == claims_pb2.CLAIM_STATE_RUNNING
-                and claim.holder == self._claims.holder
-            ):
-                await self._end(session.owner, claim.id, LOST_GRANT)
-                log.warning("entry.lost_grant_settled", claim_id=claim.id)
+            await self._end_lost_grant(session, request)
         except NodRpcError as error:
             log.warning("entry.lost_grant_unsettled", status=error.code.name)
+            if error.code not in DEFINITE_REFUSALS:
+                self._ends.keep_settling(lambda: self._end_lost_grant_later(session, request))
+
+    async def _end_lost_grant_later(self, session: Session, request: EntryRequest) -> None:
+        if self._active.get((session.owner, request.operation_id), 0):
+            return  # a later call of ours has the operation: it ends the claim itself
+        await self._end_lost_grant(session, request)
+
+    async def _end_lost_grant(self, session: Session, request: EntryRequest) -> None:
+        claim = await self._claims.find(session.owner, request, session.task_id)
+        if (
+            claim is not None
+            and claim.state == claims_pb2.CLAIM_STATE_RUNNING
+            and claim.holder == self._claims.holder
+        ):
+            await self._ends.record(session.owner, claim.id, LOST_GRANT)
+            log.warning("entry.lost_grant_settled", claim_id=claim.id)
 
     async def finish(self, owner: str, claim_id: str, uncertain_reason: str | None):
         """SUBMITTED (reason None) or UNCERTAIN; the claim as it ended."""

@@ -23,8 +23,9 @@ from nod_browser.adapters.filling import (
     Placement,
     check_expiry_selects,
     entry_marks,
-    fill_and_press,
+    fill_fields,
     interrupted_reason,
+    press_submit,
 )
 from nod_browser.adapters.locating import locate_all
 from nod_browser.app.claim_ends import ClaimEnds
@@ -33,6 +34,7 @@ from nod_browser.app.sessions import Session
 from nod_browser.domain.addresses import entry_origin, origin_of
 from nod_browser.domain.entry import EntryKind, EntryRequest, code_valid_from
 from nod_browser.settings import BrowserSettings
+from nodkit import faults
 from nodkit.errors import DomainError, FailedPrecondition
 from nodkit.logging import get_logger
 
@@ -114,7 +116,7 @@ class PrivateEntries:
     async def _enter_granted(self, session, grant, places, submit) -> claims_pb2.Claim:
         claim_id = grant.claim.id
         log.info("entry.granted", claim_id=claim_id, task_id=session.task_id)
-        progress = {"stage": "filling"}
+        progress = {"stage": "starting the entry"}
         # SUBMITTED is recorded from the moment the site has answered the
         # submission (the values reached it), while the page still loads.
         # The request guard calls this from its own task: the end still
@@ -122,13 +124,15 @@ class PrivateEntries:
         recording_submitted: list[asyncio.Task] = []
         this_call = contextvars.copy_context()
 
-        def record_submitted() -> None:
+        async def submit_answered() -> None:
+            await faults.point("browser.submit_pressed")
             if not recording_submitted:
                 end = self._claims.finish(session.owner, claim_id, None)
                 loop = asyncio.get_running_loop()
                 recording_submitted.append(loop.create_task(end, context=this_call))
 
         try:
+            await faults.point("browser.grant_received")
             # A second sign-in in one TOTP window was given the next step's
             # code: it is typed once that step begins (at most one step away),
             # before the entry's own time starts.
@@ -137,18 +141,25 @@ class PrivateEntries:
                 await asyncio.sleep(wait_s)
             deadline = asyncio.get_running_loop().time() + self._settings.entry_timeout_s
             async with asyncio.timeout_at(deadline):
-                await fill_and_press(
+                await fill_fields(
                     session.page,
                     grant,
                     places,
-                    submit,
                     entered=session.entered,
-                    submit_answers=session.submit_answers,
-                    on_submit_answered=record_submitted,
                     action_timeout_s=self._settings.action_timeout_s,
-                    deadline=deadline,
                     progress=progress,
                 )
+                await faults.point("browser.fields_filled")
+                if submit is not None:
+                    await press_submit(
+                        session.page,
+                        submit,
+                        submit_answers=session.submit_answers,
+                        on_submit_answered=submit_answered,
+                        deadline=deadline,
+                        progress=progress,
+                    )
+                    await faults.point("browser.answer_seen")
         except (Exception, asyncio.CancelledError) as error:  # noqa: BLE001 - every failure ends it
             reason = interrupted_reason(progress["stage"], error)
             if recording_submitted:
@@ -171,5 +182,8 @@ class PrivateEntries:
             grant.secret_fields.clear()
         log.info("entry.submitted", claim_id=claim_id, pressed=submit is not None)
         if recording_submitted:
-            return await asyncio.shield(recording_submitted[0])
-        return await asyncio.shield(self._claims.finish(session.owner, claim_id, None))
+            ended = await asyncio.shield(recording_submitted[0])
+        else:
+            ended = await asyncio.shield(self._claims.finish(session.owner, claim_id, None))
+        await faults.point("browser.submitted_recorded")
+        return ended

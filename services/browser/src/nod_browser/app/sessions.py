@@ -137,6 +137,10 @@ class Sessions:
         log.info("session.opened", session_id=session.id, task_id=task_id)
         return session
 
+    @property
+    def open_count(self) -> int:
+        return len(self._by_id)
+
     def check_room(self) -> None:
         if len(self._by_id) >= self._max:
             raise ResourceExhausted(

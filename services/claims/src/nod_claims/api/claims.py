@@ -5,7 +5,7 @@ from nod.claims.v1 import claims_pb2_grpc
 from nod_claims.api.convert import CHECKS, KINDS, STATES, claim_to_pb, event_to_pb
 from nod_claims.app.claims import Claims
 from nod_claims.domain.claims import ClaimRequest, ClaimState, OperationQuery
-from nodkit import listing, validation
+from nodkit import faults, listing, validation
 from nodkit.identity import current_user
 from nodkit.timestamps import to_proto
 
@@ -30,11 +30,13 @@ class ClaimsServicer(claims_pb2_grpc.ClaimsServiceServicer):
                 totp_code=request.totp_code,
             ),
         )
-        return pb.ClaimResponse(
+        reply = pb.ClaimResponse(
             granted=outcome.granted,
             claim=claim_to_pb(outcome.claim),
             secret_fields=outcome.secret_fields,
         )
+        await faults.point("claims.reply_sending")
+        return reply
 
     async def MarkSubmitted(self, request, context) -> pb.MarkSubmittedResponse:
         record = await self._claims.finish(

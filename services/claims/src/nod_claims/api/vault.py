@@ -23,6 +23,7 @@ class VaultServicer(claims_pb2_grpc.VaultServiceServicer):
                 origin=item.origin or None,
                 fields=dict(item.fields),
             ),
+            request.request_id,
         )
         return pb.PutItemResponse(item=item_to_pb(stored))
 
@@ -41,6 +42,7 @@ class VaultServicer(claims_pb2_grpc.VaultServiceServicer):
             request.task_id,
             KINDS.domain("kind", request.kind),
             dict(request.fields),
+            request.request_id,
         )
         return pb.PutPrivateEntryResponse(id=entry_id)
 

@@ -23,6 +23,7 @@ from psycopg_pool import AsyncConnectionPool
 
 from nod_claims.domain.claims import ClaimRecord, ClaimRequest
 from nod_claims.store import claims as repo
+from nodkit import tracing
 
 Granted = tuple[ClaimRecord, dict[str, str]]
 
@@ -62,7 +63,11 @@ class ClaimBatches:
         waiting = _Waiting(owner, request)
         self._queue.append(waiting)
         self._start_batches()
-        return await waiting.reply
+        if not tracing.enabled():
+            return await waiting.reply
+        # The statement as this call saw it (queued, then batched with others).
+        with tracing.span("claims.claim_statement", {"db.system": "postgresql"}, statement=True):
+            return await waiting.reply
 
     def _start_batches(self) -> None:
         while self._queue and len(self._running) < self._concurrent:

@@ -32,13 +32,16 @@ from nod_claims.domain.claims import (
 from nod_claims.store import claims as repo
 from nod_claims.store import totp as totp_repo
 from nod_claims.store import vault as vault_repo
-from nodkit import context, listing, validation
+from nodkit import context, faults, listing, validation
 from nodkit.crypto import Sealer, SealError
 from nodkit.db import call_deadline
 from nodkit.errors import DomainError, FailedPrecondition, NotFound, Unavailable
 from nodkit.logging import get_logger
+from nodkit.metrics import count_uncertain
 
 log = get_logger("nod_claims.claims")
+# Its records in nod_uncertain_total, named as nodkit.history.move names them.
+CLAIMS_TABLE = "claims"
 UNREADABLE = "the saved value could not be opened; nothing was entered"
 UNDELIVERED = "the grant never reached the runner (it had stopped waiting); nothing was entered"
 NO_CODE = "no one-time code could be given for the login; nothing was entered"
@@ -92,12 +95,14 @@ class Claims:
 
     async def claim(self, owner: str, request: ClaimRequest) -> ClaimOutcome:
         request = check_claim_request(request)
+        await faults.point("claims.claim_received")
         if request.kind in SAVED_KINDS and request.companion_entry_id is None:
             outcome = await self._claim_saved_item(owner, request)
         else:
             outcome = await self._run_to_its_end(owner, request)
         if outcome is None:
             return await self._not_granted(owner, request)
+        await faults.point("claims.secret_unsealed")
         if request.totp_code:
             await self._give_totp_code(owner, outcome)
         if _caller_gave_up():
@@ -112,8 +117,11 @@ class Claims:
     async def _run_to_its_end(self, owner: str, request: ClaimRequest) -> ClaimOutcome | None:
         """A caller that goes away mid-transaction must not leave a grant (and
         a destroyed one-time entry) that nobody holds: the transaction runs to
-        its end, and a grant nobody is waiting for is ended at once."""
-        granting = context.run_detached(self._claim_with_one_time_entry(owner, request))
+        its end, and a grant nobody is waiting for is ended at once. Its work
+        before COMMIT stops at the caller's deadline, rolled back: a hang
+        there can't hold its locks (the operation id, the entry) past it."""
+        give_up_at = context.deadline.get()
+        granting = context.run_detached(self._claim_with_one_time_entry(owner, request, give_up_at))
         try:
             return await asyncio.shield(granting)
         except asyncio.CancelledError:
@@ -147,6 +155,7 @@ class Claims:
         if granted is None:
             return None
         record, sealed = granted
+        await faults.point("claims.claim_after_commit")
         try:
             secret = self._sealer.open_fields(sealed, owner, ITEM_TABLE, record.item_id)
         except SealError:
@@ -185,18 +194,27 @@ class Claims:
         log.info("claim.totp_step", claim_id=record.id, step=granted.step, ahead=step - now_step)
 
     async def _claim_with_one_time_entry(
-        self, owner: str, request: ClaimRequest
+        self, owner: str, request: ClaimRequest, give_up_at: float | None
     ) -> ClaimOutcome | None:
         """A transaction: the claim, then the one-time entry taken (deleted) with
-        it. Any error rolls both back: nothing was granted, nothing destroyed."""
+        it. Any error rolls both back: nothing was granted, nothing destroyed.
+        What comes before COMMIT gives up at `give_up_at` (the caller's
+        deadline) with a TimeoutError, rolled back; COMMIT itself is never cut
+        off by it, so its outcome is always known here."""
         async with self._engine.begin() as conn:
-            record = await repo.insert_running_claim(conn, owner, request)
-            if record is None:
-                return None
-            secret = await self._take_secret(conn, owner, request)
-            await repo.add_event(
-                conn, record.id, actor=request.holder, from_state=None, to_state=ClaimState.RUNNING
-            )
+            async with asyncio.timeout_at(give_up_at):
+                record = await repo.insert_running_claim(conn, owner, request)
+                if record is None:
+                    return None
+                secret = await self._take_secret(conn, owner, request)
+                await repo.add_event(
+                    conn,
+                    record.id,
+                    actor=request.holder,
+                    from_state=None,
+                    to_state=ClaimState.RUNNING,
+                )
+                await faults.point("claims.claim_before_commit")
         return ClaimOutcome(True, record, secret)
 
     async def _not_granted(self, owner: str, request: ClaimRequest) -> ClaimOutcome:
@@ -248,6 +266,8 @@ class Claims:
                 record = await repo.finish_running_now(hot, owner, claim_id, holder, target, reason)
         if record is not None:
             log.info("claim.finished", claim_id=claim_id, state=target.value)
+            if target == ClaimState.UNCERTAIN:  # autocommit: it is committed already
+                count_uncertain(CLAIMS_TABLE)
             return record
         async with self._engine.connect() as conn:
             existing = await repo.get_claim(conn, owner, claim_id)

@@ -1,7 +1,8 @@
 """The vault use cases. Values are sealed before they reach SQL and are
-never read back here: listing shows the masked copy made at write time."""
+never read back here: listing shows the masked copy made at write time.
+A save that carries a request_id is made once (domain.vault_requests)."""
 
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from nod_claims.domain.claims import ONE_TIME_KINDS, EntryKind
 from nod_claims.domain.vault import (
@@ -10,6 +11,15 @@ from nod_claims.domain.vault import (
     check_fields,
     check_item,
     masked_fields,
+)
+from nod_claims.domain.vault_requests import (
+    PUT_ITEM,
+    PUT_PRIVATE_ENTRY,
+    REQUESTS_TABLE,
+    entry_content,
+    item_content,
+    optional_request_id,
+    reused,
 )
 from nod_claims.store import vault as vault_repo
 from nodkit import validation
@@ -31,8 +41,9 @@ class Vault:
         self._sealer = sealer
         self._entry_ttl_s = private_entry_ttl_s
 
-    async def put_item(self, owner: str, item: ItemInput) -> StoredItem:
+    async def put_item(self, owner: str, item: ItemInput, request_id: str = "") -> StoredItem:
         item = check_item(item)
+        request_id = optional_request_id(request_id)
         item_id = item.id or vault_repo.new_id()
         values = {
             "kind": item.kind.value,
@@ -42,6 +53,18 @@ class Vault:
             "sealed_fields": self._sealer.seal_fields(item.fields, owner, ITEM_TABLE, item_id),
         }
         async with self._engine.begin() as conn:
+            first = await self._first_made(
+                conn, owner, request_id, PUT_ITEM, item_id, item_content(item)
+            )
+            if first is not None:
+                # A resend: the item the first request saved, as it is now.
+                resent = await vault_repo.get_item(conn, owner, first)
+                if resent is None:
+                    raise NotFound(
+                        "the item this request saved was deleted since", reason="ITEM_NOT_FOUND"
+                    )
+                log.info("vault.item_resent", item_id=resent.id, kind=resent.kind.value)
+                return resent
             if item.id is None:
                 stored = await vault_repo.insert_item(conn, owner, item_id, **values)
             else:
@@ -67,9 +90,15 @@ class Vault:
         log.info("vault.item_deleted", item_id=item_id)
 
     async def put_private_entry(
-        self, owner: str, task_id: str, kind: EntryKind, fields: dict[str, str]
+        self,
+        owner: str,
+        task_id: str,
+        kind: EntryKind,
+        fields: dict[str, str],
+        request_id: str = "",
     ) -> str:
         task_id = validation.printable_id("task_id", task_id)
+        request_id = optional_request_id(request_id)
         if kind not in ONE_TIME_KINDS:
             raise InvalidArgument(
                 "kind",
@@ -80,6 +109,19 @@ class Vault:
         entry_id = vault_repo.new_id()
         sealed = self._sealer.seal_fields(fields, owner, PRIVATE_ENTRY_TABLE, entry_id)
         async with self._engine.begin() as conn:
+            first = await self._first_made(
+                conn,
+                owner,
+                request_id,
+                PUT_PRIVATE_ENTRY,
+                entry_id,
+                entry_content(task_id, kind, fields),
+            )
+            if first is not None:
+                # A resend: the first entry's id, even once it was used or
+                # discarded; nothing is stored again.
+                log.info("vault.private_entry_resent", entry_id=first, task_id=task_id)
+                return first
             await vault_repo.insert_private_entry(
                 conn,
                 owner,
@@ -91,6 +133,37 @@ class Vault:
             )
         log.info("vault.private_entry_saved", entry_id=entry_id, kind=kind.value, task_id=task_id)
         return entry_id
+
+    async def _first_made(
+        self,
+        conn: AsyncConnection,
+        owner: str,
+        request_id: str,
+        call: str,
+        record_id: str,
+        content: str,
+    ) -> str | None:
+        """None when this request is the first with its id (or has none) and
+        goes on to make `record_id`; else the id of the record the first one
+        made, when this is a resend of it. Written first in the transaction,
+        so a racing resend waits on the unique key, then reads this row; a
+        failed save rolls the row back with it."""
+        if not request_id:
+            return None
+        context = (owner, REQUESTS_TABLE, request_id)
+        digest = self._sealer.digest(content, *context)
+        if await vault_repo.record_request(
+            conn, owner, request_id, call=call, record_id=record_id, digest=digest
+        ):
+            return None
+        first = await vault_repo.first_request(conn, owner, request_id)
+        if (
+            first is None
+            or first.call != call
+            or not self._sealer.digest_matches(first.digest, content, *context)
+        ):
+            raise reused()
+        return first.record_id
 
     async def discard_private_entries(self, owner: str, task_id: str) -> int:
         task_id = validation.printable_id("task_id", task_id)

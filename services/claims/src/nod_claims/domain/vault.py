@@ -34,6 +34,8 @@ FIELDS = {
     EntryKind.SECURITY_CODE: FieldRules(frozenset({"security_code"})),
 }
 SECURITY_CODE_NAMES = frozenset({"security_code", "cvc", "cvv", "cvv2", "csc"})
+# Fields `mask` shows as they were typed.
+SHOWN_AS_TYPED = frozenset({"expiry", "holder_name"})
 
 
 def _check_value(kind: EntryKind, name: str, value: str) -> str:
@@ -55,6 +57,9 @@ def _check_value(kind: EntryKind, name: str, value: str) -> str:
         raise InvalidArgument(where, "must be 3-12 letters or digits")
     if name == "totp_seed":
         return _totp_seed(where, value)
+    if name in SHOWN_AS_TYPED:
+        # Shown unmasked wherever the card is listed, as a label is.
+        return validation.no_card_number(where, value)
     return value
 
 
@@ -96,7 +101,7 @@ def mask(name: str, value: str) -> str:
     """What a person may see of a saved value."""
     if name == "number":
         return f"•••• {value[-4:]}"
-    if name in ("expiry", "holder_name"):
+    if name in SHOWN_AS_TYPED:
         return value
     if name == "username":
         local, at, domain = value.partition("@")

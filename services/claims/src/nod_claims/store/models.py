@@ -47,6 +47,24 @@ private_entries = sa.Table(
     sa.Index("private_entries_expiry", "expires_at"),
 )
 
+# The request ids of PutItem and PutPrivateEntry (one namespace per person):
+# which record each made, and a keyed digest of what it carried (never the
+# values). The unique key decides between two resends that race; the row
+# outlives its record (a one-time entry is gone once used), so a resend
+# after that still finds the first answer and stores nothing.
+vault_requests = sa.Table(
+    "vault_requests",
+    metadata,
+    sa.Column("owner", sa.Text, primary_key=True),
+    sa.Column("request_id", sa.Text, primary_key=True),
+    sa.Column("call", sa.Text, nullable=False),
+    sa.Column("record_id", UUID(as_uuid=False), nullable=False),
+    # nodkit.crypto.Sealer.digest of the request's content.
+    sa.Column("digest", sa.Text, nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False, server_default=NOW),
+    sa.CheckConstraint("call IN ('put_item', 'put_private_entry')", name="vault_requests_call"),
+)
+
 claims = sa.Table(
     "claims",
     metadata,

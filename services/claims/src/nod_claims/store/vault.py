@@ -5,11 +5,13 @@ import uuid
 from dataclasses import dataclass
 
 import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from nod_claims.domain.claims import EntryKind
 from nod_claims.domain.vault import StoredItem
-from nod_claims.store.models import private_entries, vault_items
+from nod_claims.domain.vault_requests import FirstRequest
+from nod_claims.store.models import private_entries, vault_items, vault_requests
 
 
 @dataclass(frozen=True)
@@ -143,3 +145,31 @@ async def discard_expired_entries(conn: AsyncConnection) -> int:
         private_entries.delete().where(private_entries.c.expires_at <= sa.func.now())
     )
     return result.rowcount
+
+
+async def record_request(
+    conn: AsyncConnection, owner: str, request_id: str, *, call: str, record_id: str, digest: str
+) -> bool:
+    """True when the request id is new and is now held by this request;
+    False when an earlier request holds it. A racing insert of the same id
+    is waited for (the unique key), so the loser reads the winner's row."""
+    statement = (
+        insert(vault_requests)
+        .values(owner=owner, request_id=request_id, call=call, record_id=record_id, digest=digest)
+        .on_conflict_do_nothing(
+            index_elements=[vault_requests.c.owner, vault_requests.c.request_id]
+        )
+        .returning(vault_requests.c.request_id)
+    )
+    return (await conn.execute(statement)).first() is not None
+
+
+async def first_request(conn: AsyncConnection, owner: str, request_id: str) -> FirstRequest | None:
+    row = (
+        await conn.execute(
+            sa.select(vault_requests).where(
+                vault_requests.c.owner == owner, vault_requests.c.request_id == request_id
+            )
+        )
+    ).first()
+    return FirstRequest(row.call, row.record_id, row.digest) if row else None

@@ -20,7 +20,7 @@ from nod_payments.domain.refusals import (
 )
 from nod_payments.store import payments as store
 from nod_payments.store import transitions
-from nodkit import validation
+from nodkit import faults, validation
 from nodkit.leases import OwnLease
 from nodkit.logging import get_logger
 
@@ -45,11 +45,13 @@ class CardEntry:
         async with self._engine.begin() as conn:
             operation_id = card_operation_id(payment_id)
             moved = await transitions.start(conn, owner, payment_id, instance, operation_id)
-            if moved:
-                log.info("payment.card_entry_started", payment_id=payment_id, instance=instance)
-                return moved[0]
-            current = await self._current(conn, owner, payment_id)
-        return explain_refused_start(current)
+            if not moved:
+                current = await self._current(conn, owner, payment_id)
+        if not moved:
+            return explain_refused_start(current)
+        log.info("payment.card_entry_started", payment_id=payment_id, instance=instance)
+        await faults.point("payments.card_claim")
+        return moved[0]
 
     async def finish(
         self,
@@ -79,11 +81,13 @@ class CardEntry:
             moved = await transitions.finish(
                 conn, owner, payment_id, target, claim_id=claim, reason=reason
             )
-            if moved:
-                log.info("payment.card_entry_finished", payment_id=payment_id, state=target.value)
-                return moved[0]
-            current = await self._current(conn, owner, payment_id)
-        return explain_refused_finish(current, target, claim)
+            if not moved:
+                current = await self._current(conn, owner, payment_id)
+        if not moved:
+            return explain_refused_finish(current, target, claim)
+        log.info("payment.card_entry_finished", payment_id=payment_id, state=target.value)
+        await faults.point("payments.submitted")
+        return moved[0]
 
     async def record_outcome(
         self, owner: str, payment_id: str, outcome: PaymentOutcome
@@ -91,8 +95,10 @@ class CardEntry:
         payment_id = validation.uuid_id("payment_id", payment_id)
         async with self._engine.begin() as conn:
             moved = await transitions.record_outcome(conn, owner, payment_id, outcome)
-            if moved:
-                log.info("payment.outcome", payment_id=payment_id, outcome=outcome.value)
-                return moved[0]
-            current = await self._current(conn, owner, payment_id)
-        return explain_refused_outcome(current, outcome)
+            if not moved:
+                current = await self._current(conn, owner, payment_id)
+        if not moved:
+            return explain_refused_outcome(current, outcome)
+        log.info("payment.outcome", payment_id=payment_id, outcome=outcome.value)
+        await faults.point("payments.outcome")
+        return moved[0]

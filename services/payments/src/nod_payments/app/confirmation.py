@@ -14,7 +14,7 @@ from nod_payments.domain.refusals import existing, explain_refused_decision
 from nod_payments.store import limits as limits_store
 from nod_payments.store import payments as store
 from nod_payments.store import transitions
-from nodkit import validation
+from nodkit import faults, validation
 from nodkit.logging import get_logger
 
 log = get_logger("nod_payments.confirmation")
@@ -38,11 +38,14 @@ class Confirmation:
             if limits is not None:
                 await self._check_limits(conn, owner, payment_id, limits)
             moved = await transitions.decide(conn, owner, payment_id, decision)
-            if moved:
-                log.info("payment.decided", payment_id=payment_id, state=moved[0].state.value)
-                return moved[0]
-            current = existing(await store.get_payment(conn, owner, payment_id))
-        return explain_refused_decision(current, decision)
+            if not moved:
+                current = existing(await store.get_payment(conn, owner, payment_id))
+        if not moved:
+            return explain_refused_decision(current, decision)
+        log.info("payment.decided", payment_id=payment_id, state=moved[0].state.value)
+        if decision == Decision.YES:
+            await faults.point("payments.yes_committed")
+        return moved[0]
 
     async def _check_limits(
         self, conn: AsyncConnection, owner: str, payment_id: str, limits: Limits

@@ -19,6 +19,7 @@ from nod_approvals.adapters.connectors.base import (
     check_text,
 )
 from nod_approvals.domain.approvals import ExecutionState, Outcome, not_run, uncertain
+from nodkit import faults
 from nodkit.errors import InvalidArgument
 
 # httpx logs every request's URL at INFO; a webhook URL often carries a
@@ -134,6 +135,7 @@ class WebhookConnector:
                     async with client.stream(
                         "POST", pinned, content=body, headers=headers, extensions=extensions
                     ) as response:
+                        await faults.point("approvals.request_sent")
                         answer = await _read_answer(response)
                 except (httpx.ConnectError, httpx.ConnectTimeout) as error:
                     failed = error  # nothing reached this address: the next may answer
