@@ -11,6 +11,7 @@ import os
 import pathlib
 import subprocess
 import sys
+from collections.abc import Mapping
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -39,10 +40,27 @@ def base_env(database_url: str) -> dict[str, str]:
             "NOD_APPROVALS_ALLOWED_NETWORKS", "127.0.0.0/8"
         ),
         "PYTHONUNBUFFERED": "1",
+        **log_env(os.environ, interactive=sys.stdout.isatty()),
     }
     for service in [*SERVICES, GATEWAY]:
         env[f"NOD_{service.name.upper()}_ADDR"] = service.address
         env[f"NOD_{service.name.upper()}_LISTEN"] = service.listen
+        env[f"NOD_{service.name.upper()}_METRICS_LISTEN"] = service.metrics_listen
+    return env
+
+
+def log_env(environ: Mapping[str, str], *, interactive: bool) -> dict[str, str]:
+    """How the services print. Their output reaches the person through the
+    supervisor's pipes, so each would see a pipe and print JSON: the choice
+    is made here instead, from where make run's own output goes. A person
+    at a terminal reads aligned, coloured lines (the supervisor puts the
+    service's name before each); a pipe or CI gets JSON. NOD_LOG_FORMAT set
+    to console or json wins."""
+    asked = environ.get("NOD_LOG_FORMAT", "auto")
+    fmt = asked if asked != "auto" else "console" if interactive else "json"
+    env = {"NOD_LOG_FORMAT": fmt}
+    if fmt == "console" and interactive:
+        env["NOD_LOG_COLOR"] = environ.get("NOD_LOG_COLOR", "always")
     return env
 
 
@@ -57,12 +75,18 @@ def own_env(env: dict[str, str], name: str) -> dict[str, str]:
 
 def check_ports_free() -> None:
     for service in [*SERVICES, GATEWAY]:
+        name = service.name.upper()
         host, _, port = service.listen.rpartition(":")
         if not port_is_free(host, int(port)):
-            name = service.name.upper()
             sys.exit(
                 f"nod: port {port} for {service.name} is taken (is nod already running?);"
                 f" set NOD_{name}_LISTEN and NOD_{name}_ADDR to move it"
+            )
+        host, _, port = service.metrics_listen.rpartition(":")
+        if not port_is_free(host, int(port)):
+            sys.exit(
+                f"nod: port {port} for {service.name}'s metrics is taken (is nod already"
+                f" running?); set NOD_{name}_METRICS_LISTEN to move it"
             )
 
 

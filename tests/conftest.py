@@ -2,6 +2,7 @@
 each built by its own wiring and started the way `serve` starts it, in this
 process (their log lines reach log_tee), sharing one Chromium."""
 
+import pathlib
 import uuid
 
 import pytest
@@ -20,11 +21,14 @@ from nod_payments import wiring as payments_wiring
 from nod_payments.settings import PaymentsSettings
 from nodkit import service
 from nodkit.client import open_channel
+from nodtest.make_run import MakeRun
 
 from .wheelhouse import WheelHouse
 
+ROOT = pathlib.Path(__file__).resolve().parent.parent
 
-@pytest.fixture(scope="session")
+
+@pytest.fixture(scope="package")
 async def system(database_url, service_token, vault_key, log_tee):
     """Every service the flows need, SERVING; their addresses by name."""
     CLAIMS_MIGRATIONS.upgrade(database_url)
@@ -59,7 +63,7 @@ async def system(database_url, service_token, vault_key, log_tee):
     await chromium.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 async def channels(system):
     opened = {name: open_channel(address) for name, address in system.items()}
     yield opened
@@ -67,22 +71,22 @@ async def channels(system):
         await channel.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def claims_stub(channels):
     return claims_pb2_grpc.ClaimsServiceStub(channels["claims"])
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def vault_stub(channels):
     return claims_pb2_grpc.VaultServiceStub(channels["claims"])
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def payments_stub(channels):
     return payments_pb2_grpc.PaymentsServiceStub(channels["payments"])
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser_stub(channels):
     return browser_pb2_grpc.BrowserServiceStub(channels["browser"])
 
@@ -92,3 +96,17 @@ def wheelhouse(tmp_path_factory) -> WheelHouse:
     """Services installed from their wheels, one virtualenv each per session
     (tests/test_wheels.py, tests/test_manifests.py)."""
     return WheelHouse(tmp_path_factory.mktemp("wheelhouse"))
+
+
+@pytest.fixture(scope="package")
+def made_run(tmp_path_factory):
+    """The whole system as `make run` starts it (its per-service tokens,
+    the demo shop and app), shared by the tests that drive it from outside."""
+    run = MakeRun(
+        ROOT, tmp_path_factory.mktemp("made-run") / "var", f"nod_test_run_{uuid.uuid4().hex[:8]}"
+    )
+    # A loaded machine (other test runs share it) can take minutes to start it.
+    run.start(timeout_s=400)
+    yield run
+    run.stop()
+    run.clean()

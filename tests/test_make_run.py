@@ -18,29 +18,29 @@ import threading
 import time
 import urllib.request
 import uuid
+from collections import Counter
 
 import grpc
 import httpx
 import psycopg
-import pyotp
 import pytest
 
 from nod.approvals.v1 import approvals_pb2 as approvals
 from nod.approvals.v1 import approvals_pb2_grpc
 from nod.claims.v1 import claims_pb2 as claims
 from nod.claims.v1 import claims_pb2_grpc
-from nod.payments.v1 import payments_pb2 as payments
-from nod.payments.v1 import payments_pb2_grpc
 from nod.tasks.v1 import tasks_pb2 as pb
 from nod.tasks.v1 import tasks_pb2_grpc
 from nodkit.client import open_channel
 from nodtest.children import still_running
 from nodtest.database import admin_url, libpq_url
+from nodtest.demo_task import run_demo_task
 from nodtest.make_run import MakeRun
 from nodtest.rpc import expect_error
 
+pytestmark = pytest.mark.slow
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-SEED = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"  # what make run prints for the demo shop
 
 
 @pytest.fixture
@@ -73,47 +73,6 @@ async def the_demo_persons_things(run: MakeRun) -> tuple[list, list]:
     return list(items), list(accounts)
 
 
-async def run_demo_task(run: MakeRun, text: str) -> pb.Task:
-    """The person's side of a demo task: the code, the yes, the security code."""
-    meta = run.meta()
-    vault = claims_pb2_grpc.VaultServiceStub(run.channel("claims"))
-    pay = payments_pb2_grpc.PaymentsServiceStub(run.channel("payments"))
-    tasks = tasks_pb2_grpc.TasksServiceStub(run.channel("tasks"))
-    task = (await tasks.StartTask(pb.StartTaskRequest(text=text), metadata=meta)).task
-    deadline = asyncio.get_running_loop().time() + 90
-    while asyncio.get_running_loop().time() < deadline:
-        task = (await tasks.GetTask(pb.GetTaskRequest(task_id=task.id), metadata=meta)).task
-        if task.state in (pb.TASK_STATE_DONE, pb.TASK_STATE_FAILED, pb.TASK_STATE_STOPPED):
-            return task
-        wait = task.wait
-        if task.state == pb.TASK_STATE_WAITING and wait.kind == pb.WAIT_KIND_PAYMENT:
-            await pay.ConfirmPayment(
-                payments.ConfirmPaymentRequest(payment_id=wait.id, decision=payments.DECISION_YES),
-                metadata=meta,
-            )
-        elif task.state == pb.TASK_STATE_WAITING and wait.kind == pb.WAIT_KIND_PRIVATE_FORM:
-            kind, fields = {
-                pb.FORM_KIND_ONE_TIME_CODE: (
-                    claims.ENTRY_KIND_ONE_TIME_CODE,
-                    {"code": pyotp.TOTP(SEED).now()},
-                ),
-                pb.FORM_KIND_SECURITY_CODE: (
-                    claims.ENTRY_KIND_SECURITY_CODE,
-                    {"security_code": "123"},
-                ),
-            }[wait.form_kind]
-            entry = await vault.PutPrivateEntry(
-                claims.PutPrivateEntryRequest(task_id=task.id, kind=kind, fields=fields),
-                metadata=meta,
-            )
-            await tasks.SubmitPrivateForm(
-                pb.SubmitPrivateFormRequest(task_id=task.id, form_id=wait.id, item_id=entry.id),
-                metadata=meta,
-            )
-        await asyncio.sleep(0.2)
-    raise AssertionError(f"the demo task never ended: {task}")
-
-
 def database_exists(name: str) -> bool:
     with psycopg.connect(libpq_url(admin_url()), autocommit=True) as conn:
         return (
@@ -140,17 +99,55 @@ def signs_in_to_the_web_ui(run: MakeRun) -> bool:
         return signed.status_code == 303 and client.get("/tasks").status_code == 200
 
 
+def json_start_lines(run: MakeRun) -> Counter[str]:
+    """Each service's start lines in make run's output on a pipe: JSON after
+    the supervisor's `HH:MM:SS name | `."""
+    started: Counter[str] = Counter()
+    for line in run.output:
+        name, _, text = line.partition(" | ")
+        name = name.split()[-1] if name.split() else ""
+        if name in MakeRun.services() and text.startswith("{"):
+            event = json.loads(text)
+            started[event["service"]] += event["event"] == "server.serving"
+    return started
+
+
+def console_start_lines(run: MakeRun) -> Counter[str]:
+    """Each service's start lines in make run's output on a terminal, as a
+    person reads them: `claims    | 12:00:01 [info     ] claims serving on ...`."""
+    started: Counter[str] = Counter()
+    for line in run.output:
+        name, _, text = line.partition(" | ")
+        name = name.strip()
+        if name not in MakeRun.services():
+            continue
+        assert not text.startswith("{"), line  # no JSON at a person
+        address = run.addresses[name]
+        address = f"http://{address}" if name == "gateway" else address
+        sentence = rf"\d\d:\d\d:\d\d \[info\s*\] {name} serving on {re.escape(address)}, version \d"
+        started[name] += re.match(sentence, text) is not None
+    return started
+
+
+# Three starts (each allowed 150 s on a loaded machine) and two demo tasks.
+@pytest.mark.timeout(900)
 async def test_make_run_as_a_newcomer_meets_it(make_run):
     stand_ins = make_run.start()
+    # On a pipe, JSON: one start line each, and no chatter from Alembic or uvicorn.
+    assert json_start_lines(make_run) == dict.fromkeys(MakeRun.services(), 1)
+    chatter = ("Context impl", "transactional DDL", "Uvicorn running", "server.listening")
+    assert not [line for line in make_run.output if any(c in line for c in chatter)]
     assert signs_in_to_the_web_ui(make_run)
     task = await run_demo_task(make_run, "Buy the desk lamp at the demo shop")
     assert task.state == pb.TASK_STATE_DONE, task.message
     assert "paid" in task.message
     assert shop_counts(stand_ins["shop"]) == {"login": 1, "otp": 1, "checkout": 1}
 
-    # Stopped and started again at once: up, and nothing seeded twice.
+    # Stopped and started again at once, by a person at a terminal: up,
+    # readable lines with one start line each, and nothing seeded twice.
     make_run.stop()
-    make_run.start()
+    make_run.start(terminal=True)
+    assert console_start_lines(make_run) == dict.fromkeys(MakeRun.services(), 1)
     items, accounts = await the_demo_persons_things(make_run)
     assert sorted(i.label for i in items) == ["Demo card", "Demo shop"]
     assert [a.label for a in accounts] == ["Demo app"]
@@ -170,6 +167,7 @@ async def test_make_run_as_a_newcomer_meets_it(make_run):
     assert shop_counts(stand_ins["shop"])["login"] == 1
 
 
+@pytest.mark.timeout(600)
 async def test_make_run_with_every_hop_over_mutual_tls(tmp_path):
     """NOD_RUN_TLS=1: every service and the gateway serve and call with
     their own certificates, so the web UI, the seeding, a purchase (tasks,

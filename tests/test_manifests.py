@@ -25,6 +25,8 @@ from scripts.nodeploy.manifests import Manifest, render
 from .pods import Pod
 from .wheelhouse import REPOSITORY, Running, run_once, start
 
+pytestmark = pytest.mark.slow
+
 KUSTOMIZATIONS = {
     "base": REPOSITORY / "deploy" / "k8s" / "base",
     "dev": REPOSITORY / "deploy" / "k8s" / "overlays" / "dev",
@@ -182,6 +184,15 @@ def test_the_manifests_hold_what_the_services_need(kustomization):
         assert context["capabilities"]["drop"] == ["ALL"]
         assert pod.spec["securityContext"]["runAsNonRoot"]
         assert pod.spec["securityContext"]["seccompProfile"]["type"] == "RuntimeDefault"
+        # Prometheus finds the pod by its annotations and scrapes the port
+        # the service serves /metrics on.
+        metrics_port = pod.port_number("metrics")
+        annotations = deployment["spec"]["template"]["metadata"]["annotations"]
+        assert annotations["prometheus.io/scrape"] == "true", name
+        assert annotations["prometheus.io/port"] == str(metrics_port), name
+        assert annotations["prometheus.io/path"] == "/metrics", name
+        short = name.removeprefix("nod-").upper()
+        assert env[f"NOD_{short}_METRICS_LISTEN"]["value"] == f"0.0.0.0:{metrics_port}", name
         for variable in env.values():
             if variable["name"].endswith("_FILE"):
                 mount = pathlib.PurePosixPath(variable["value"]).parent

@@ -159,4 +159,4 @@ async def test_the_gateway_migrates_and_answers_from_its_own_wheels(
         exit_code = running.stop()
     # uvicorn shuts down gracefully, then ends by the signal it was sent.
     assert exit_code in (0, -signal.SIGTERM), running.log_text()
-    assert "Application shutdown complete" in running.log_text()
+    assert '"server.stopped"' in running.log_text()

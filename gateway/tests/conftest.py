@@ -22,7 +22,7 @@ ARTIFACTS = pathlib.Path(os.environ.get("NOD_TEST_ARTIFACTS") or ROOT / "var/tes
 CHROMIUM = os.environ.get("NOD_CHROMIUM", "/usr/bin/chromium")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def nod(tmp_path_factory):
     """The whole system, up once for the gateway's tests."""
     run = MakeRun(
@@ -32,10 +32,25 @@ def nod(tmp_path_factory):
         # Short limits, so the tests of what happens after them run quickly.
         NOD_GATEWAY_SIGN_IN_FAILURES="5",
     )
-    run.urls = run.start()  # type: ignore[attr-defined]
+    # A loaded machine (other test runs share it) can take minutes to start it.
+    run.urls = run.start(timeout_s=400)  # type: ignore[attr-defined]
     yield run
     run.stop()
     run.clean()
+
+
+def second_gateway_env(nod: MakeRun, address: str, instance_id: str) -> dict[str, str]:
+    """The environment of a gateway a test starts beside make run's: the
+    same system, an address and instance of its own, no metrics (make
+    run's gateway holds the system's metrics address)."""
+    return {
+        **nod.env,
+        "NOD_DATABASE_URL": nod.database_url(),
+        "NOD_SERVICE_TOKEN": (nod.var / "service-token").read_text().strip(),
+        "NOD_GATEWAY_METRICS_LISTEN": "",
+        "NOD_GATEWAY_LISTEN": address,
+        "NOD_INSTANCE_ID": instance_id,
+    }
 
 
 @pytest.fixture(scope="session")

@@ -8,6 +8,8 @@ import urllib.request
 
 from playwright.async_api import Page
 
+from nodtest import observed
+
 from .shop import shop_counts
 
 NOTE_TASK = "Send a note to the demo app: hello from nod"
@@ -64,6 +66,7 @@ class SeenPages:
     async def keep(self, *pages: Page) -> None:
         for page in pages:
             self.html.append(await page.content())
+            observed.keep(f"gateway page: {page.url}", self.html[-1])
 
     def assert_absent(self, *values: str) -> None:
         for value in values:

@@ -1,12 +1,24 @@
 """A person at their browser: a Chromium context of their own, signed in
 through the sign-in page, with every console error kept (a page that logs
-one fails the test that opened it) and screenshots saved as artifacts."""
+one fails the test that opened it) and screenshots saved as artifacts.
+Every page the gateway serves them, and each page as they left it, is kept
+for the session's private-value scan (nodtest.observed); every private
+value they type into the gateway's forms is one of its canaries."""
 
+import asyncio
+import contextlib
 import pathlib
 import re
+import urllib.parse
 
-from playwright.async_api import Browser, BrowserContext, Page, expect
+from playwright.async_api import Browser, BrowserContext, Page, Request, Response, expect
+from playwright.async_api import Error as PlaywrightError
 
+from nodtest import canaries, observed
+
+# What the gateway serves that a person reads (an event stream never ends:
+# what it brought is in the page as they left it; scripts and styles are ours).
+PAGE_TYPES = ("text/html", "text/plain", "application/json")
 # A task page's state badge, once the task has ended.
 ENDED = re.compile(r"^(Done|Stopped|Stopped short.*|Interrupted.*)$")
 
@@ -23,6 +35,7 @@ class Person:
         self.console_errors: list[str] = []
         # Console messages a test expects (a 404 it asked for, say).
         self.expected_console: list[re.Pattern] = []
+        self._reading: set[asyncio.Task] = set()
 
     @property
     def url(self) -> str:
@@ -34,6 +47,8 @@ class Person:
             base_url=self.url,
             java_script_enabled=java_script,
         )
+        self.context.on("request", self._note_typed)
+        self.context.on("response", self._keep_page)
         self.page = await self.new_tab()
         return self.page
 
@@ -79,7 +94,36 @@ class Person:
         await page.wait_for_url(re.compile(r"/tasks/[0-9a-f-]+$"))
         return page.url.rsplit("/", 1)[-1]
 
+    def _note_typed(self, request: Request) -> None:
+        if request.method != "POST" or not request.url.startswith(self.url):
+            return
+        body = (request.post_data_buffer or b"").decode(errors="replace")
+        fields = dict(urllib.parse.parse_qsl(body))
+        path = urllib.parse.urlsplit(request.url).path
+        # A private form's one field: a password, a code or a security code.
+        if "/forms/" in path and fields.get("value"):
+            canaries.register(fields["value"], f"typed in the private form {path}")
+        canaries.register_fields(fields, f"typed at {path}")
+
+    def _keep_page(self, response: Response) -> None:
+        kind = response.headers.get("content-type", "")
+        if response.url.startswith(self.url) and kind.startswith(PAGE_TYPES):
+            task = asyncio.ensure_future(self._read_page(response))
+            self._reading.add(task)
+            task.add_done_callback(self._reading.discard)
+
+    async def _read_page(self, response: Response) -> None:
+        try:
+            body = await response.text()
+        except PlaywrightError:
+            return  # the page went on before its body was read
+        observed.keep(f"gateway page: {response.url}", body)
+
     async def close(self) -> None:
         if self.context is not None:
+            for page in self.context.pages:
+                with contextlib.suppress(PlaywrightError):
+                    observed.keep(f"gateway page as left: {page.url}", await page.content())
+            await asyncio.gather(*self._reading, return_exceptions=True)
             await self.context.close()
         assert not self.console_errors, f"console errors: {self.console_errors}"

@@ -10,6 +10,7 @@ import pytest
 from aiohttp import web
 from playwright.async_api import expect
 
+from nodtest import observed
 from nodtest.make_run import MakeRun
 
 from .conftest import ROOT
@@ -26,6 +27,7 @@ class StandInModel:
 
     async def complete(self, request: web.Request) -> web.Response:
         self.requests.append(await request.json())
+        observed.keep("model request: stand-in", json.dumps(self.requests[-1]))
         if len(self.requests) == 1:
             return web.json_response(
                 {"error": {"message": "busy"}}, status=503, headers={"Retry-After": "0"}

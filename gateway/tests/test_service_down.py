@@ -24,7 +24,7 @@ from nodkit.client import wait_until_answering
 from nodtest.processes import free_port
 
 from .cable import Cable
-from .conftest import ARTIFACTS, ROOT
+from .conftest import ARTIFACTS, ROOT, second_gateway_env
 from .people import ENDED, Person
 
 NOTE = "Send a note to the demo app: hello from nod"
@@ -70,11 +70,7 @@ async def side(nod, tmp_path_factory):
     cables = {name: await Cable(nod.addresses[name]).mend() for name in LABELS}
     address = f"127.0.0.1:{free_port()}"
     env = {
-        **nod.env,
-        "NOD_DATABASE_URL": nod.database_url(),
-        "NOD_SERVICE_TOKEN": (nod.var / "service-token").read_text().strip(),
-        "NOD_GATEWAY_LISTEN": address,
-        "NOD_INSTANCE_ID": "test-side-gateway",
+        **second_gateway_env(nod, address, "test-side-gateway"),
         **{f"NOD_{name.upper()}_ADDR": cable.address for name, cable in cables.items()},
     }
     log = (tmp_path_factory.mktemp("side-gateway") / "gateway.log").open("wb")

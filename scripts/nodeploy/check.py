@@ -38,6 +38,9 @@ PORTS = {
     "tasks": 50055,
     "gateway": 8080,
 }
+# Where each serves /metrics (docs/OPERATING.md): 2000 above its gRPC port
+# (health is 1000 above it); the gateway, HTTP, on 9080.
+METRICS_PORTS = {service: port + 2000 for service, port in PORTS.items()} | {"gateway": 9080}
 BROWSER_ONLY = re.compile(r"\n\n# browser only: .*?# browser only: end\n", re.S)
 TOOLS = pathlib.Path(sys.executable).parent
 
@@ -46,6 +49,7 @@ def pattern_of(service: str, text: str) -> str:
     """The Dockerfile with its own names taken out: the same for all."""
     port = PORTS[service]
     text = BROWSER_ONLY.sub("\n", text, count=1)
+    text = text.replace(str(METRICS_PORTS[service]), "METRICS_PORT")
     text = re.sub(rf"\b{port + 1000}\b", "HEALTH_PORT", text.replace(str(port), "PORT"))
     # The gateway is HTTP: no gRPC health port.
     text = text.replace("EXPOSE PORT HEALTH_PORT", "EXPOSE PORT")

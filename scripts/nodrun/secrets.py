@@ -25,7 +25,7 @@ def service_token(var: pathlib.Path) -> str:
     return _read_or_create(var / "service-token", lambda: secrets.token_urlsafe(32))
 
 
-CALLERS = ("browser", "tasks", "gateway", "payments")
+CALLERS = ("browser", "tasks", "gateway", "payments", "operator")
 
 
 def service_tokens(var: pathlib.Path) -> dict[str, str]:

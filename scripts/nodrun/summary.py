@@ -31,7 +31,11 @@ def text(shop_url: str, app_url: str, var: pathlib.Path, *, tls: bool = False) -
         "  (the demo tasks are on the first page; docs/TRYING.md walks through them).",
         "  services:",
     ]
-    lines += [f"    {s.name:<10} {s.address}" for s in SERVICES]
+    lines += [
+        f"    {s.name:<10} {s.address}  metrics: http://{s.metrics_listen}/metrics"
+        for s in SERVICES
+    ]
+    lines.append(f"    {GATEWAY.name:<10} metrics: http://{GATEWAY.metrics_listen}/metrics")
     if tls:
         lines.append(f"  every gRPC hop is mutual TLS; its CA and certificates: {var / 'tls'}")
     lines += [

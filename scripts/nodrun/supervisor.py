@@ -55,8 +55,28 @@ class OutputWhileRead(io.TextIOBase):
         os.close(devnull)
 
 
+class NamedPrinter(Printer):
+    """honcho's printer; on a terminal without its own clock before each
+    line (`12:00:01 claims | ...` becomes `claims | ...`): the services'
+    console lines carry their time already."""
+
+    def write(self, message) -> None:  # type: ignore[no-untyped-def]
+        if not (self.prefix and self._colours_supported):
+            super().write(message)
+            return
+        name = (message.name or "").ljust(self.width)
+        text = message.data
+        if isinstance(text, bytes):
+            text = text.decode("utf-8", "replace")
+        prefix = f"{name} | "
+        if self.colour and message.colour:
+            prefix = f"\033[0m\033[{message.colour}m{prefix}\033[0m"
+        for line in text.splitlines():
+            print(prefix + line, file=self.output, flush=True)
+
+
 def supervisor() -> Manager:
-    manager = Manager(printer=Printer(output=OutputWhileRead(sys.stdout)))
+    manager = Manager(printer=NamedPrinter(output=OutputWhileRead(sys.stdout)))
 
     def stop(signum: int, _frame: object) -> None:
         if manager.returncode is None:

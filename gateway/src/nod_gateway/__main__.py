@@ -2,9 +2,11 @@
 
 import argparse
 import asyncio
+import logging
 import os
 import pathlib
 import secrets
+import socket
 import sys
 
 import uvicorn
@@ -13,11 +15,46 @@ from nod_gateway import MIGRATIONS
 from nod_gateway.app import create_app
 from nod_gateway.people import passwords, store
 from nod_gateway.settings import GatewaySettings
+from nodkit import faults, tracing
 from nodkit.db import create_engine
 from nodkit.logging import configure_logging, get_logger
+from nodkit.version import release
+
+
+class Server(uvicorn.Server):
+    """uvicorn's server, whose start and stop print a line each, as every
+    service's do (uvicorn's own lines are quieted in serve)."""
+
+    def __init__(self, config: uvicorn.Config, address: str) -> None:
+        super().__init__(config)
+        self._address = address
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        if self.started:
+            get_logger("nod_gateway").info(
+                "server.serving",
+                service="gateway",
+                address=f"http://{self._address}",
+                version=release("gateway"),
+            )
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        log = get_logger("nod_gateway")
+        log.info(
+            "server.shutting_down", service="gateway", grace_s=self.config.timeout_graceful_shutdown
+        )
+        await super().shutdown(sockets)
+        # Requests finished (or cut off at the grace) and the app's lifespan ended.
+        log.info("server.stopped", service="gateway")
 
 
 def serve(settings: GatewaySettings) -> None:
+    faults.arm(settings.faults)
+    tracing.configure("gateway", settings.otlp_endpoint)
+    # uvicorn's own start-up lines ("Started server process", "Waiting for
+    # application startup", ...) give way to the one above; its warnings stay.
+    logging.getLogger("uvicorn.error").setLevel(logging.WARNING)
     host, _, port = settings.listen.rpartition(":")
     config = uvicorn.Config(
         create_app(settings),
@@ -30,7 +67,10 @@ def serve(settings: GatewaySettings) -> None:
         # alone (client_address.py); uvicorn's default trusts loopback.
         proxy_headers=False,
     )
-    uvicorn.Server(config).run()
+    try:
+        Server(config, settings.listen).run()
+    finally:
+        tracing.shutdown()
 
 
 def password_from(path: pathlib.Path) -> str:
@@ -70,7 +110,9 @@ def main() -> int:
     )
     args = parser.parse_args()
     settings = GatewaySettings()
-    configure_logging("gateway", level=settings.log_level, fmt=settings.log_format)
+    configure_logging(
+        "gateway", level=settings.log_level, fmt=settings.log_format, color=settings.log_color
+    )
     log = get_logger("nod_gateway")
     if args.command == "migrate":
         MIGRATIONS.upgrade(settings.database_url)

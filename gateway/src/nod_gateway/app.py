@@ -1,6 +1,7 @@
 """The FastAPI app: routes, static files, and the one place failures become
 pages a person can read."""
 
+import asyncio
 import contextlib
 import pathlib
 
@@ -11,15 +12,20 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
 from nod_gateway.peers import ServiceCallFailed
+from nod_gateway.people import pruning
 from nod_gateway.routes import ROUTERS
 from nod_gateway.settings import GatewaySettings
 from nod_gateway.web.errors import Problem, explain
 from nod_gateway.web.fields import BadField
+from nod_gateway.web.metrics import RequestMetrics
 from nod_gateway.web.render import fragment, is_fragment, page
 from nod_gateway.web.security import SecurityHeaders
 from nod_gateway.web.sessions import Refused, SignInNeeded
 from nod_gateway.wiring import build
+from nodkit import tracing
 from nodkit.logging import get_logger
+from nodkit.metrics_collectors import DatabasePools
+from nodkit.metrics_server import MetricsServer
 
 log = get_logger("nod_gateway")
 STATIC = pathlib.Path(__file__).resolve().parent / "static"
@@ -31,15 +37,43 @@ def create_app(settings: GatewaySettings) -> FastAPI:
         # Built on the server's own event loop: gRPC channels belong to one.
         parts = build(settings)
         app.state.parts = parts
-        yield
-        await parts.close()
+        metrics = None
+        if settings.metrics_listen:
+            # On uvicorn's loop too, so it closes with the app on SIGTERM.
+            metrics = MetricsServer("gateway", [DatabasePools("gateway", parts.engine)])
+            await metrics.start(settings.metrics_listen)
+        app.state.metrics = metrics
+        keep = pruning.Keep(
+            sign_in_attempts_s=settings.sign_in_attempts_keep_s,
+            expired_sessions_s=settings.expired_sessions_keep_s,
+            batch=settings.prune_batch,
+        )
+        pruner = asyncio.ensure_future(
+            pruning.prune_forever(parts.engine, keep, settings.prune_interval_s)
+        )
+        try:
+            yield
+        finally:
+            pruner.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await pruner
+            if metrics is not None:
+                await metrics.stop()
+            await parts.close()
 
     app = FastAPI(title="nod", docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan)
     app.add_middleware(SecurityHeaders)
+    # Outermost: it sees the status of every answer, the failure pages' too.
+    app.add_middleware(RequestMetrics)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     for router in ROUTERS:
         app.include_router(router)
     _handle_failures(app)
+    if tracing.enabled():
+        from opentelemetry.instrumentation.fastapi import FastAPIInstrumentor
+
+        # Outermost: the request's span is current in every middleware and route.
+        FastAPIInstrumentor.instrument_app(app, excluded_urls="/static/.*,/healthz")
     return app
 
 

@@ -76,8 +76,10 @@ class ServiceCallFailed(Exception):
 class Peers:
     """One channel per service, shared by every request."""
 
-    def __init__(self, settings: GatewaySettings) -> None:
-        self.token = settings.own_token("gateway")
+    def __init__(self, settings: GatewaySettings, caller: str = "gateway") -> None:
+        """`caller`: who the services are told is calling (its token, its
+        certificate); the operator's nodctl makes the same calls as itself."""
+        self.token = settings.own_token(caller)
         self.timeout_s = settings.call_timeout_s
         self.watch_s = settings.watch_s
         addresses = {
@@ -86,10 +88,10 @@ class Peers:
             "approvals": settings.approvals_addr,
             "payments": settings.payments_addr,
         }
-        # The gateway presents its own certificate to every service.
+        # The caller presents its own certificate to every service.
         tls = settings.tls()
         if tls is not None:
-            tls.check_names("gateway")
+            tls.check_names(caller)
         self.channels = {
             name: open_channel(
                 address,

@@ -8,6 +8,7 @@ from typing import TypeVar
 
 import uvloop
 
+from nodkit import faults, tracing
 from nodkit.logging import configure_logging, get_logger
 from nodkit.migrations import Migrations
 from nodkit.service import Service, serve
@@ -29,7 +30,9 @@ def main(
     parser.add_argument("command", choices=["serve", "migrate"])
     args = parser.parse_args()
     settings = settings_class()
-    configure_logging(name, level=settings.log_level, fmt=settings.log_format)
+    configure_logging(
+        name, level=settings.log_level, fmt=settings.log_format, color=settings.log_color
+    )
     log = get_logger(f"nod_{name}")
     if args.command == "migrate":
         if migrations is None:
@@ -39,6 +42,9 @@ def main(
             log.info("migrations.at_head", schema=migrations.schema)
         return 0
 
+    faults.arm(settings.faults)
+    tracing.configure(name, settings.otlp_endpoint)
+
     async def run() -> None:
         service = await build(settings)
         # Everything loaded so far lives as long as the process: keep the
@@ -46,5 +52,8 @@ def main(
         gc.freeze()
         await serve(service, settings)
 
-    uvloop.run(run())
+    try:
+        uvloop.run(run())
+    finally:
+        tracing.shutdown()
     return 0

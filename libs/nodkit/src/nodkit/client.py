@@ -19,6 +19,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_status import rpc_status
 from pydantic import SecretStr
 
+from nodkit import tracing
 from nodkit.tls import Tls, server_name_override
 
 # Codes that mean the server definitely refused and changed nothing.
@@ -61,12 +62,16 @@ def open_channel(
 def _channel(
     address: str, options: list[tuple[str, Any]], tls: Tls | None, peer: str | None
 ) -> grpc.aio.Channel:
+    # Empty unless tracing is on: then each call carries its trace context.
+    interceptors = tracing.client_interceptors()
     if tls is None:
-        return grpc.aio.insecure_channel(address, options=options)
+        return grpc.aio.insecure_channel(address, options=options, interceptors=interceptors)
     override = server_name_override(address, peer)
     if override is not None:
         options = [*options, ("grpc.ssl_target_name_override", override)]
-    return grpc.aio.secure_channel(address, tls.channel_credentials(), options=options)
+    return grpc.aio.secure_channel(
+        address, tls.channel_credentials(), options=options, interceptors=interceptors
+    )
 
 
 def call_metadata(token: SecretStr | None, user: str | None = None, request_id: str | None = None):

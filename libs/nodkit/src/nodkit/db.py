@@ -4,7 +4,8 @@ No database call may wait forever, even when the server stops
 answering without closing anything (a frozen server: the kernel still
 acknowledges every packet, so no TCP timeout fires):
 - the server ends a statement past its statement timeout, a lock wait past
-  its lock timeout, an idle transaction past four times that;
+  its lock timeout, a session whose transaction sits idle past
+  `db_idle_in_transaction_timeout_ms` (a hung holder's locks are freed);
 - TCP keepalives and tcp_user_timeout end a connection whose peer is gone;
 - and the client bounds every transaction (BoundedEngine): by the caller's
   gRPC deadline and by `db_call_timeout_s`, whichever comes first. A
@@ -21,9 +22,10 @@ import contextlib
 from collections.abc import AsyncIterator
 
 import sqlalchemy as sa
+import sqlalchemy.ext.asyncio
 from psycopg_pool import AsyncConnectionPool
 from sqlalchemy.engine import make_url
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from nodkit import context
 from nodkit.settings import ServiceSettings
@@ -39,11 +41,13 @@ TCP_SETTINGS = {
 }
 
 
-def connect_options(schema: str, statement_timeout_ms: int) -> str:
+def connect_options(schema: str, settings: ServiceSettings) -> str:
+    statement_timeout_ms = settings.db_statement_timeout_ms
     return (
         f"-c search_path={schema} -c statement_timeout={statement_timeout_ms}"
         f" -c lock_timeout={statement_timeout_ms}"
-        f" -c idle_in_transaction_session_timeout={statement_timeout_ms * 4}"
+        " -c idle_in_transaction_session_timeout="
+        f"{settings.db_idle_in_transaction_timeout_ms}"
     )
 
 
@@ -80,7 +84,8 @@ class BoundedEngine(AsyncEngine):
 
 
 def create_engine(settings: ServiceSettings, schema: str) -> AsyncEngine:
-    engine = create_async_engine(
+    # Through the module: with tracing on, nodkit.tracing wrapped it.
+    engine = sqlalchemy.ext.asyncio.create_async_engine(
         settings.database_url,
         pool_size=settings.db_pool_size,
         max_overflow=0,
@@ -89,7 +94,7 @@ def create_engine(settings: ServiceSettings, schema: str) -> AsyncEngine:
         hide_parameters=True,
         pool_timeout=settings.db_statement_timeout_ms / 1000,
         connect_args={
-            "options": connect_options(schema, settings.db_statement_timeout_ms),
+            "options": connect_options(schema, settings),
             "connect_timeout": settings.db_connect_timeout_s,
             "application_name": f"nod-{schema}",
             **TCP_SETTINGS,
@@ -118,7 +123,7 @@ async def open_hot_path_pool(
         timeout=settings.db_statement_timeout_ms / 1000,
         kwargs={
             "autocommit": True,
-            "options": connect_options(schema, settings.db_statement_timeout_ms),
+            "options": connect_options(schema, settings),
             "connect_timeout": settings.db_connect_timeout_s,
             "application_name": f"nod-{schema}-hot",
             **TCP_SETTINGS,

@@ -6,17 +6,44 @@ statement: a conditional UPDATE (`WHERE state = <from>`) whose returned rows
 say what moved (none when another change won the race), with the INSERT of
 their history rows in the same statement, so nothing changes without its
 event, even when two replicas sweep at once.
+
+A move to UNCERTAIN counts in nod_uncertain_total (nodkit.metrics) once its
+transaction commits: a rolled-back move ended nothing.
 """
 
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy import event
 from sqlalchemy.dialects.postgresql import UUID
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from nodkit.metrics import count_uncertain
+
 NOW = sa.text("now()")
+UNCERTAIN = "uncertain"
+# Moves to UNCERTAIN in the connection's open transaction, by table.
+_PENDING_UNCERTAIN = "nod.pending_uncertain"
+
+
+@event.listens_for(Engine, "commit")
+def _count_committed_uncertain(conn: Connection) -> None:
+    for record, count in conn.info.pop(_PENDING_UNCERTAIN, Counter()).items():
+        count_uncertain(record, count)
+
+
+@event.listens_for(Engine, "rollback")
+def _forget_rolled_back_uncertain(conn: Connection) -> None:
+    # A connection the database dropped is invalidated before this rollback,
+    # and its info went with it: reading conn.info then would raise
+    # PendingRollbackError in place of the real error (an INTERNAL for
+    # what is a database that is down).
+    if not conn.invalidated:
+        conn.info.pop(_PENDING_UNCERTAIN, None)
 
 
 def history_table(
@@ -158,7 +185,20 @@ async def move(
     )
     order = [moved.c[name] for name in ("created_at", "started_at", "id") if name in moved.c]
     query = sa.select(*(moved.c[c.name] for c in table.c)).add_cte(logged).order_by(*order)
-    return list(await conn.execute(query))
+    rows = list(await conn.execute(query))
+    if str(to_state) == UNCERTAIN:
+        uncertain_when_committed(conn, table.name, len(rows))
+    return rows
+
+
+def uncertain_when_committed(conn: AsyncConnection, record: str, count: int) -> None:
+    """`count` records of `record` ended UNCERTAIN in conn's transaction:
+    counted when it commits, forgotten if it rolls back. (An autocommit
+    statement on a plain psycopg connection counts at once:
+    nodkit.metrics.count_uncertain.)"""
+    if count:
+        info = conn.sync_connection.info  # type: ignore[union-attr]
+        info.setdefault(_PENDING_UNCERTAIN, Counter())[record] += count
 
 
 async def events(conn: AsyncConnection, history: History, record_id: str) -> list[sa.Row]:

@@ -19,12 +19,12 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 
 import grpc
 
-from nodkit import context
+from nodkit import context, tracing
 from nodkit.callers import Callers
 from nodkit.errors import DomainError, PermissionDenied, Unavailable
 from nodkit.logging import get_logger
-from nodkit.metrics import count_call
-from nodkit.request_checks import check_request
+from nodkit.metrics import rpc
+from nodkit.request_checks import check_request, readable
 from nodkit.status import status_for_domain_error, status_for_exception
 from nodkit.tls import caller_certificate_name
 
@@ -72,21 +72,22 @@ class NodServerInterceptor(grpc.aio.ServerInterceptor):
         if handler.unary_unary is not None:
             return grpc.unary_unary_rpc_method_handler(
                 self._wrap_unary(method, handler.unary_unary),
-                request_deserializer=handler.request_deserializer,
+                request_deserializer=readable(handler.request_deserializer),
                 response_serializer=handler.response_serializer,
             )
         if handler.unary_stream is not None:
             return grpc.unary_stream_rpc_method_handler(
                 self._wrap_stream(method, handler.unary_stream),
-                request_deserializer=handler.request_deserializer,
+                request_deserializer=readable(handler.request_deserializer),
                 response_serializer=handler.response_serializer,
             )
         return handler  # nod has no client-streaming calls
 
     def _admit(self, method: str, call: grpc.aio.ServicerContext) -> None:
         metadata = {k: v for k, v in call.invocation_metadata() or () if isinstance(v, str)}
-        # A caller's id is carried on; a fresh one needs only to be unique.
-        request_id = metadata.get("x-request-id") or os.urandom(16).hex()
+        # The trace's id while tracing; else a caller's id is carried on and
+        # a fresh one needs only to be unique.
+        request_id = tracing.trace_id() or metadata.get("x-request-id") or os.urandom(16).hex()
         context.request_id.set(request_id[:64])
         context.user.set(metadata.get("x-nod-user"))
         context.deadline.set(_deadline_of(call))
@@ -191,8 +192,9 @@ def _deadline_of(call: grpc.aio.ServicerContext) -> float | None:
 
 
 def _log_call(method: str, outcome: str, started: float) -> None:
-    count_call(method, outcome)
-    duration_ms = round((time.perf_counter() - started) * 1000, 2)
+    seconds = time.perf_counter() - started
+    rpc.observe(method, outcome, seconds)
+    duration_ms = round(seconds * 1000, 2)
     slow_or_failed = outcome != "OK" or duration_ms >= SLOW_CALL_MS
     (log.info if slow_or_failed else log.debug)(
         "rpc.call",

@@ -8,24 +8,31 @@ the service's wheel carries it and an installed service migrates with no
 checkout beside it."""
 
 import asyncio
+import contextlib
 import importlib.resources
+import logging
 import pathlib
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from nodkit.logging import get_logger
+
+# Alembic is imported where it is used: a process that only names its
+# migrations (a CLI, the gateway's package) does not pay for loading it.
+if TYPE_CHECKING:
+    from alembic.config import Config
 
 log = get_logger("nodkit.migrations")
 VERSION_TABLE = "alembic_version"
 
 
-def alembic_config(migrations_dir: pathlib.Path, database_url: str, schema: str) -> Config:
+def alembic_config(migrations_dir: pathlib.Path, database_url: str, schema: str) -> "Config":
+    from alembic.config import Config
+
     config = Config()
     config.set_main_option("script_location", str(migrations_dir))
     config.attributes["database_url"] = database_url
@@ -34,6 +41,8 @@ def alembic_config(migrations_dir: pathlib.Path, database_url: str, schema: str)
 
 
 def upgrade_to_head(migrations_dir: pathlib.Path, database_url: str, schema: str) -> None:
+    from alembic import command
+
     command.upgrade(alembic_config(migrations_dir, database_url, schema), "head")
 
 
@@ -61,14 +70,32 @@ def run_env(target_metadata: sa.MetaData) -> None:
     engine.dispose()
 
 
+@contextlib.contextmanager
+def _alembic_quiet() -> Iterator[None]:
+    """Alembic says which dialect it assumes ("Context impl ...") each time
+    a context is made: at every look of a wait, that is noise."""
+    alembic_log = logging.getLogger("alembic.runtime.migration")
+    level = alembic_log.level
+    alembic_log.setLevel(logging.WARNING)
+    try:
+        yield
+    finally:
+        alembic_log.setLevel(level)
+
+
 def _current_heads(sync_connection, schema: str) -> set[str]:
-    context = MigrationContext.configure(
-        sync_connection, opts={"version_table_schema": schema, "version_table": VERSION_TABLE}
-    )
-    return set(context.get_current_heads())
+    from alembic.runtime.migration import MigrationContext
+
+    with _alembic_quiet():
+        context = MigrationContext.configure(
+            sync_connection, opts={"version_table_schema": schema, "version_table": VERSION_TABLE}
+        )
+        return set(context.get_current_heads())
 
 
 async def is_at_head(engine: AsyncEngine, migrations_dir: pathlib.Path, schema: str) -> bool:
+    from alembic.script import ScriptDirectory
+
     wanted = set(ScriptDirectory(str(migrations_dir)).get_heads())
     async with engine.connect() as connection:
         current = await connection.run_sync(_current_heads, schema)
@@ -78,16 +105,24 @@ async def is_at_head(engine: AsyncEngine, migrations_dir: pathlib.Path, schema: 
 async def wait_until_at_head(
     engine: AsyncEngine, migrations_dir: pathlib.Path, schema: str, poll_s: float
 ) -> None:
+    """Looks every poll_s; says so once when it starts waiting (and again
+    only when why it waits changes), and once when the wait is over."""
+    waiting_for: str | None = None
     while True:
         try:
             if await is_at_head(engine, migrations_dir, schema):
-                return
-            log.warning("migrations.behind", schema=schema, retry_in_s=poll_s)
+                break
+            why = "migrations.behind"
+            fields = {"schema": schema}
         except (sa.exc.OperationalError, sa.exc.InterfaceError) as error:
-            log.warning(
-                "migrations.database_unreachable", error=type(error).__name__, retry_in_s=poll_s
-            )
+            why = "migrations.database_unreachable"
+            fields = {"schema": schema, "error": type(error).__name__}
+        if why != waiting_for:
+            log.warning(why, **fields, looking_every_s=poll_s)
+            waiting_for = why
         await asyncio.sleep(poll_s)
+    if waiting_for is not None:
+        log.info("migrations.caught_up", schema=schema)
 
 
 def package_folder(package: str, folder: str = "migrations") -> pathlib.Path:

@@ -1,5 +1,7 @@
 """Wake-ups by key from PostgreSQL LISTEN/NOTIFY, for calls that wait on a
-change (WatchTask; WatchApproval and WatchPayment through `follow`).
+change (WatchTask; WatchApproval and WatchPayment through `follow`) and for
+background loops that wait for work (the tasks queue, its outside waits and
+the ends it tells): they sleep until a notice instead of polling.
 
 A trigger on the watched table sends the changed row's key on a channel
 when the writing transaction commits, whichever instance wrote it; every
@@ -13,7 +15,7 @@ every waiter is woken to look.
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from typing import Protocol, TypeVar
 
 import psycopg
@@ -42,8 +44,25 @@ async def announced_or_timeout(announced: asyncio.Event, timeout_s: float) -> No
             await announced.wait()
 
 
+async def first_announced(
+    events: Sequence[asyncio.Event], timeout_s: float
+) -> asyncio.Event | None:
+    """The first of `events` to be set (one already set at once), or None
+    after timeout_s: for a loop that wakes on any of several things."""
+    for event in events:
+        if event.is_set():
+            return event
+    waits = {asyncio.ensure_future(event.wait()): event for event in events}
+    try:
+        done, _ = await asyncio.wait(waits, timeout=timeout_s, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for wait in waits:
+            wait.cancel()
+    return next((waits[wait] for wait in waits if wait in done), None)
+
+
 class Notices:
-    def __init__(self, settings: ServiceSettings, channel: str, *, retry_s: float = 1.0) -> None:
+    def __init__(self, settings: ServiceSettings, channel: str) -> None:
         self._conninfo = make_conninfo(
             libpq_url(settings.database_url),
             connect_timeout=settings.db_connect_timeout_s,
@@ -51,8 +70,10 @@ class Notices:
             **TCP_SETTINGS,
         )
         self._channel = channel
-        self._retry_s = retry_s
+        self._retry_s = settings.notices_retry_s
         self._waiting: dict[str, set[asyncio.Event]] = {}
+        # Listening was lost since it started: listening again is news.
+        self._lost = False
 
     @contextlib.contextmanager
     def listen(self, key: str) -> Iterator[asyncio.Event]:
@@ -85,13 +106,15 @@ class Notices:
                 log.warning(
                     "notices.not_listening", channel=self._channel, error=type(error).__name__
                 )
+                self._lost = True
             await asyncio.sleep(self._retry_s)
 
     async def _listen_once(self) -> None:
         conn = await psycopg.AsyncConnection.connect(self._conninfo, autocommit=True)
         async with conn:
             await conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self._channel)))
-            log.info("notices.listening", channel=self._channel)
+            # At start it is part of the service's start (one line, "serving").
+            (log.info if self._lost else log.debug)("notices.listening", channel=self._channel)
             self._wake_all()  # anything written while nobody listened
             async for notice in conn.notifies():
                 self._wake(notice.payload)

@@ -22,6 +22,7 @@ from grpc_health.v1 import _async as health_aio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from nodkit import tracing
 from nodkit.interceptors import NodServerInterceptor, Readiness
 from nodkit.logging import get_logger
 from nodkit.settings import ServiceSettings
@@ -54,6 +55,10 @@ class Listening:
     # The plaintext health-only listener (NOD_HEALTH_LISTEN), if any.
     health_server: grpc.aio.Server | None = None
     health_port: int | None = None
+    # Where it listens, with the port it got ("127.0.0.1:0" asks for any).
+    address: str = ""
+    # "mutual", "server" or "off".
+    tls: str = "off"
 
     async def set_health(self, serving: bool) -> None:
         for name in ("", *self.names):
@@ -91,7 +96,9 @@ async def create_server(
         certificates=tls is not None and tls.require_client_cert,
         version=version_metadata(name, names),
     )
-    server = grpc.aio.server(interceptors=[interceptor], options=SERVER_OPTIONS)
+    server = grpc.aio.server(
+        interceptors=[*tracing.server_interceptors(), interceptor], options=SERVER_OPTIONS
+    )
     for _, add_to_server, servicer in registrations:
         add_to_server(servicer, server)
     health_servicer = health_aio.HealthServicer()
@@ -105,17 +112,20 @@ async def create_server(
         port = server.add_secure_port(listen, tls.server_credentials())
     if port == 0:
         raise RuntimeError(f"could not listen on {listen}")
-    listening = Listening(server, port, health_servicer, readiness, names)
+    listening = Listening(
+        server,
+        port,
+        health_servicer,
+        readiness,
+        names,
+        address=f"{listen.rpartition(':')[0]}:{port}",
+        tls="mutual" if tls and tls.require_client_cert else "server" if tls else "off",
+    )
     await health_servicer.set(LIVENESS, SERVING)
     await listening.set_serving(False)
     await server.start()
-    log.info(
-        "server.listening",
-        service=name,
-        address=listen,
-        port=port,
-        tls="mutual" if tls and tls.require_client_cert else "server" if tls else "off",
-    )
+    # DEBUG: the line a person reads is "serving", once booted (nodkit.service).
+    log.debug("server.listening", service=name, address=listening.address, tls=listening.tls)
     if settings.health_listen:
         try:
             listening.health_server, listening.health_port = await _serve_health_only(

@@ -22,10 +22,12 @@ from typing import Any
 import grpc
 from google.protobuf.descriptor import ServiceDescriptor
 
-from nodkit import metrics
 from nodkit.logging import get_logger
+from nodkit.metrics_collectors import Collector
+from nodkit.metrics_server import MetricsServer
 from nodkit.server import Listening, create_server
 from nodkit.settings import ServiceSettings
+from nodkit.version import release
 
 log = get_logger("nodkit.service")
 
@@ -63,6 +65,13 @@ class Service:
     probe: Loop | None = None
     # After the server stopped.
     close: Loop = _nothing
+    # Its own figures on /metrics, beside every process's (nodkit.metrics):
+    # records by state, pools, sessions (nodkit.metrics_collectors).
+    collectors: Sequence[Collector] = ()
+
+
+# How long the background loops get to end once cancelled.
+LOOPS_STOP_S = 5.0
 
 
 @dataclass
@@ -70,10 +79,16 @@ class RunningService:
     service: Service
     listening: Listening
     tasks: list[asyncio.Task] = field(default_factory=list)
+    # Serving /metrics when the settings name a metrics_listen address.
+    metrics: MetricsServer | None = None
 
     @property
     def port(self) -> int:
         return self.listening.port
+
+    @property
+    def metrics_port(self) -> int | None:
+        return self.metrics.port if self.metrics else None
 
     @property
     def address(self) -> str:
@@ -82,9 +97,15 @@ class RunningService:
     async def become_ready(self, probe_interval_s: float) -> None:
         await self.service.boot()
         await self.listening.set_serving(True)
-        log.info("server.serving", service=self.service.name, port=self.port)
-        loops = [*self.service.background, metrics.report_forever]
-        self.tasks = [asyncio.ensure_future(loop()) for loop in loops]
+        # The one line a start prints (`make run` shows one per service).
+        log.info(
+            "server.serving",
+            service=self.service.name,
+            address=self.listening.address,
+            version=release(self.service.name),
+            tls=self.listening.tls,
+        )
+        self.tasks = [asyncio.ensure_future(loop()) for loop in self.service.background]
         if self.service.probe is not None:
             self.tasks.append(
                 asyncio.ensure_future(self._watch_health(self.service.probe, probe_interval_s))
@@ -120,20 +141,39 @@ class RunningService:
         await self.listening.stop(grace)
         for task in self.tasks:
             task.cancel()
-        await asyncio.gather(*self.tasks, return_exceptions=True)
+        # A loop that swallows its cancellation must not hold the process:
+        # it is named in the log and left behind.
+        stuck: set[asyncio.Task] = set()
+        if self.tasks:
+            _, stuck = await asyncio.wait(self.tasks, timeout=LOOPS_STOP_S)
+        for task in stuck:
+            log.error("server.loop_did_not_stop", loop=repr(task.get_coro()))
+        # Before close: its collectors read the pools close disposes of.
+        if self.metrics is not None:
+            await self.metrics.stop()
         await self.service.close()
         log.info("server.stopped", service=self.service.name)
 
 
 async def listen(service: Service, settings: ServiceSettings, listen: str) -> RunningService:
-    """Listening, health NOT_SERVING, business calls refused (NOT_READY)."""
+    """Listening, health NOT_SERVING, business calls refused (NOT_READY);
+    /metrics served from here on (a booting service's figures count too)."""
     listening = await create_server(
         service.name,
         [(s.full_name, s.add_to_server, s.servicer) for s in service.grpc_services],
         settings=settings,
         listen=listen,
     )
-    return RunningService(service, listening)
+    running = RunningService(service, listening)
+    if settings.metrics_listen:
+        metrics = MetricsServer(service.name, service.collectors)
+        try:
+            await metrics.start(settings.metrics_listen)
+        except BaseException:
+            await listening.stop(0)
+            raise
+        running.metrics = metrics
+    return running
 
 
 async def start(

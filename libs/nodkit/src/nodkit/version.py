@@ -22,6 +22,11 @@ def build_version(service: str) -> str:
         return f"{distribution}/unknown"
 
 
+def release(service: str) -> str:
+    """The installed package's version alone (`0.1.0`): start lines, traces."""
+    return build_version(service).rpartition("/")[2]
+
+
 def api_packages(full_service_names: Iterable[str]) -> str:
     """`nod.claims.v1` for nod.claims.v1.ClaimsService and .VaultService."""
     packages = {name.rpartition(".")[0] for name in full_service_names}

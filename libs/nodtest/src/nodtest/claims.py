@@ -5,10 +5,11 @@ gRPC only; no service's code."""
 import uuid
 
 from nod.claims.v1 import claims_pb2 as pb
+from nodtest.canaries import CANARY_CARD, CANARY_PASSWORD, register
+
+__all__ = ["CANARY_CARD", "CANARY_PASSWORD", "ORIGIN", "op_id", "put_card", "put_login"]
 
 ORIGIN = "https://shop.example"
-CANARY_PASSWORD = "canary-pw-7Q4zX9!"
-CANARY_CARD = "4111111111111111"
 
 
 def op_id() -> str:
@@ -22,7 +23,7 @@ async def put_login(vault_stub, meta, *, origin=ORIGIN, password=CANARY_PASSWORD
                 kind=pb.ENTRY_KIND_SAVED_LOGIN,
                 label="shop",
                 origin=origin,
-                fields={"username": "ada@example.com", "password": password},
+                fields={"username": "ada@example.com", "password": register(password, "password")},
             )
         ),
         metadata=meta,
@@ -36,7 +37,11 @@ async def put_card(vault_stub, meta, *, number=CANARY_CARD) -> pb.VaultItem:
             item=pb.VaultItem(
                 kind=pb.ENTRY_KIND_CARD,
                 label="visa",
-                fields={"number": number, "expiry": "12/29", "holder_name": "Ada Lovelace"},
+                fields={
+                    "number": register(number, "card number"),
+                    "expiry": "12/29",
+                    "holder_name": "Ada Lovelace",
+                },
             )
         ),
         metadata=meta,

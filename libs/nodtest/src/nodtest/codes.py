@@ -5,6 +5,8 @@ import time
 
 import pyotp
 
+from nodtest.canaries import register
+
 # seed -> the last time step whose code this test process handed out
 _handed_out: dict[str, int] = {}
 
@@ -20,4 +22,4 @@ async def unused_code(seed: str) -> str:
         step = last + 1
         await asyncio.sleep(step * totp.interval - time.time() + 0.05)
     _handed_out[seed] = step
-    return totp.at(step * totp.interval)
+    return register(totp.at(step * totp.interval), "one-time code")

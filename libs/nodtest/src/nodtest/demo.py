@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from nodtest.claims import CANARY_PASSWORD
+from nodtest.canaries import CANARY_PASSWORD
 
 SHOP_USERNAME = "ada@example.com"
 SHOP_TOTP_USERNAME = "grace@example.com"

@@ -11,12 +11,13 @@ from dataclasses import dataclass, field
 import pytest
 import trustme
 
+from nodtest.canaries import register
 from nodtest.processes import free_port
 
 # aiosmtpd narrates every connection at INFO; the tests read what it received.
 logging.getLogger("mail.log").setLevel(logging.WARNING)
 
-CANARY_SMTP_PASSWORD = "canary-smtp-pw-W4n8Kd"
+CANARY_SMTP_PASSWORD = register("canary-smtp-pw-W4n8Kd", "mail password")
 SMTP_USERNAME = "nod-mailer"
 
 

@@ -3,21 +3,49 @@ system as a newcomer meets it, for the tests that drive it from outside."""
 
 import os
 import pathlib
+import pty
 import re
 import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Iterable, Iterator
 
 import grpc
 from pydantic import SecretStr
 
 from nodkit.client import call_metadata, open_channel
 from nodkit.tls import Tls
+from nodtest import observed
 from nodtest.children import tied_to_me
 from nodtest.processes import free_port
 
 SERVICES = ("claims", "approvals", "payments", "browser", "tasks", "gateway")
+# scripts/nodrun/summary.py's line about the demo shop.
+DEMO_SHOP_LINE = "  demo shop: "
+
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def _terminal_lines(controller: int) -> Iterator[str]:
+    """What was written to a pseudo-terminal, a line at a time, without
+    its colours and with plain newlines; until every writer closed it."""
+    with os.fdopen(controller, "rb", buffering=0) as terminal:
+        pending = b""
+        while True:
+            try:
+                chunk = terminal.read(65536)
+            except OSError:  # EIO: nobody writes to it any more
+                chunk = b""
+            if not chunk:
+                break
+            pending += chunk
+            *complete, pending = pending.split(b"\n")
+            for line in complete:
+                yield ANSI.sub("", line.decode(errors="replace").rstrip("\r")) + "\n"
+        if pending:
+            yield ANSI.sub("", pending.decode(errors="replace"))
 
 
 class MakeRun:
@@ -26,6 +54,8 @@ class MakeRun:
         self.var = var
         self.database = database
         self.addresses = {name: f"127.0.0.1:{free_port()}" for name in SERVICES}
+        # Each process's /metrics (docs/OPERATING.md), on ports of this run's own.
+        self.metrics_addresses = {name: f"127.0.0.1:{free_port()}" for name in SERVICES}
         self.env = {
             **os.environ,
             "NOD_RUN_VAR": str(var),
@@ -36,9 +66,15 @@ class MakeRun:
         for name, address in self.addresses.items():
             self.env[f"NOD_{name.upper()}_LISTEN"] = address
             self.env[f"NOD_{name.upper()}_ADDR"] = address
+            self.env[f"NOD_{name.upper()}_METRICS_LISTEN"] = self.metrics_addresses[name]
         self.env.pop("NOD_DATABASE_URL", None)
         self.process: subprocess.Popen | None = None
         self.output: list[str] = []
+        observed.keep_source(f"log: make run ({database})", self._logs)
+
+    @staticmethod
+    def services() -> tuple[str, ...]:
+        return SERVICES
 
     @property
     def gateway_url(self) -> str:
@@ -47,24 +83,36 @@ class MakeRun:
     def web_password(self) -> str:
         return (self.var / "web-password").read_text().strip()
 
-    def start(self, timeout_s: float = 150) -> dict[str, str]:
-        """Runs until "nod is up"; returns the demo shop's and app's URLs."""
+    def start(self, timeout_s: float = 150, *, terminal: bool = False) -> dict[str, str]:
+        """Runs until "nod is up"; returns the demo shop's and app's URLs.
+        terminal: its output is a pseudo-terminal, as a person's (its
+        lines are kept with their colours taken out), not a pipe."""
         self.output = []
         up = threading.Event()
+        env = self.env
+        if terminal:
+            # What a person's shell hands it: no format asked for.
+            env = {k: v for k, v in env.items() if not k.startswith("NOD_LOG_")}
+            controller, output = pty.openpty()
         self.process = subprocess.Popen(
             # Its supervisor stops every service when it gets SIGTERM, and
             # it gets one when this process dies (nodtest.children).
             tied_to_me([sys.executable, str(self.root / "scripts/run.py")]),
-            env=self.env,
+            env=env,
             cwd=self.root,
-            stdout=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            stdout=output if terminal else subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
             start_new_session=True,
         )
+        lines: Iterable[str] = self.process.stdout  # type: ignore[assignment]
+        if terminal:
+            os.close(output)  # the child holds it now
+            lines = _terminal_lines(controller)
 
         def read() -> None:
-            for line in self.process.stdout:  # type: ignore[union-attr]
+            for line in lines:
                 self.output.append(line)
                 if "nod is up" in line or "did not finish" in line:
                     up.set()
@@ -86,6 +134,11 @@ class MakeRun:
         """Everything every process printed so far (their logs)."""
         return "".join(self.output)
 
+    def _logs(self) -> str:
+        """Its output but the line that tells a person the demo shop's own,
+        published one-time-code seed (the shop's, which nod never shows)."""
+        return "".join(line for line in self.output if not line.startswith(DEMO_SHOP_LINE))
+
     def stop(self) -> None:
         """Ctrl-C, as a person stops it; whatever is still there after a
         minute is killed."""
@@ -98,6 +151,8 @@ class MakeRun:
                 self.process.wait(timeout=10)
 
     def clean(self) -> None:
+        # What it left in its database is scanned for private values.
+        observed.keep_database(self.database_url().replace("+psycopg", ""))
         subprocess.run(
             [sys.executable, str(self.root / "scripts/nodrun/clean.py"), str(self.var)], check=True
         )

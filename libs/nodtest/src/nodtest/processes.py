@@ -12,6 +12,7 @@ import sys
 
 from nodkit.client import wait_until_serving
 from nodkit.tls import Tls
+from nodtest import observed
 from nodtest.children import tied_to_me
 
 
@@ -40,6 +41,7 @@ class ServiceProcess:
         self.env = env
         self.log_path = log_path
         self.process: subprocess.Popen | None = None
+        observed.keep_file(f"log: {module} ({log_path.name})", log_path)
 
     def start(self) -> None:
         log = self.log_path.open("ab")

@@ -1,12 +1,20 @@
 """A TCP proxy in front of PostgreSQL that can freeze: while frozen it keeps
 every connection open and accepts new ones, but passes nothing on in either
 direction — what a client sees of a database server that stopped (SIGSTOP,
-a stalled disk, a half-dead host): the kernel acknowledges, nobody answers."""
+a stalled disk, a half-dead host): the kernel acknowledges, nobody answers.
+
+The proxies that read the protocol they carry and inject one fault on
+command (a dropped COMMIT, a lost gRPC answer, a stopped server) are in
+nodtest.fault_proxy; they are re-exported here."""
 
 import asyncio
 import contextlib
 
 from sqlalchemy.engine import make_url
+
+from nodtest.fault_proxy import Fault, GrpcFaultProxy, PostgresFaultProxy
+
+__all__ = ["Fault", "FreezableProxy", "GrpcFaultProxy", "PostgresFaultProxy"]
 
 
 class FreezableProxy:
