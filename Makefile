@@ -16,7 +16,7 @@ export UV_LINK_MODE := copy
 # pins it; install scripts stay off, so nothing is fetched but the packages.
 TOOLS := tools/node_modules/.package-lock.json
 
-.PHONY: setup run test lint contracts accept-protos bench gen check-gen lock clean images
+.PHONY: setup run test soak lint contracts accept-protos bench gen check-gen lock clean images config-docs
 
 setup: $(STAMP)
 
@@ -46,6 +46,11 @@ check-gen: setup
 run: setup
 	$(PY) scripts/run.py
 
+# docs/CONFIGURATION.md, from the settings classes (scripts/config_reference.py);
+# `make lint` fails while it is stale.
+config-docs: setup
+	$(PY) scripts/config_reference.py
+
 # buf lint and buf breaking against the contracts as last accepted
 # (protos/accepted.binpb); see scripts/contracts.py.
 contracts: setup $(TOOLS)
@@ -57,6 +62,10 @@ accept-protos: setup $(TOOLS)
 
 # Real PostgreSQL and real Chromium are required: a missing one fails, never
 # skips. pytest's exit code 5 (no tests collected) is a failure too.
+# Spread over three processes (pytest-xdist), each test module whole on one
+# of them: most of a test's time is spent waiting on services and Chromium.
+# PYTEST_ARGS="-n 0" runs in this process alone.
+PYTEST_ARGS ?= -n 3 --dist loadscope
 test: setup $(TOOLS)
 	@$(PY) -m pytest $(PYTEST_ARGS); status=$$?; \
 	if [ $$status -eq 5 ]; then echo "make test: pytest collected no tests"; exit 1; fi; \
@@ -67,6 +76,10 @@ lint: setup check-gen contracts
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
+	# Every fault point in the code is listed in nodkit.fault_points, and back.
+	$(PY) scripts/fault_points.py
+	# docs/CONFIGURATION.md says what the settings classes read (make config-docs).
+	$(PY) scripts/config_reference.py --check
 	$(UV) lock --check
 	# Each package declares exactly what it imports ([tool.deptry] in its pyproject).
 	for package in $(PACKAGES); do (cd $$package && NO_COLOR=1 $(abspath $(VENV))/bin/deptry --no-ansi .) || exit 1; done
@@ -83,6 +96,13 @@ images:
 	for svc in claims approvals payments browser tasks gateway; do \
 	  $(CONTAINER) build --file deploy/docker/$$svc.Dockerfile --tag $(IMAGE_PREFIX)nod-$$svc:$(IMAGE_TAG) . || exit 1; \
 	done
+
+# The deep fault tier (soak/run.py): every fault point with every action,
+# three times over; the storms ten times and the state machines fifty times
+# their make-test size, then a 10-minute mixed load with a kill every 30 s;
+# prints a table.
+soak: setup
+	$(PY) -m soak.run
 
 bench: setup
 	$(PY) bench/claims_bench.py

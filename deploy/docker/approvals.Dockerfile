@@ -27,9 +27,10 @@ ENV PATH=/opt/nod/bin:$PATH \
     HOME=/tmp \
     PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
-    NOD_APPROVALS_LISTEN=0.0.0.0:50052
+    NOD_APPROVALS_LISTEN=0.0.0.0:50052 \
+    NOD_APPROVALS_METRICS_LISTEN=0.0.0.0:52052
 USER 10001:10001
-EXPOSE 50052 51052
+EXPOSE 50052 51052 52052
 # `serve` by default; the migration Job runs `migrate` with the same image.
 ENTRYPOINT ["nod-approvals"]
 CMD ["serve"]

@@ -38,9 +38,10 @@ ENV PATH=/opt/nod/bin:$PATH \
     HOME=/tmp \
     PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
-    NOD_BROWSER_LISTEN=0.0.0.0:50054
+    NOD_BROWSER_LISTEN=0.0.0.0:50054 \
+    NOD_BROWSER_METRICS_LISTEN=0.0.0.0:52054
 USER 10001:10001
-EXPOSE 50054 51054
+EXPOSE 50054 51054 52054
 # `serve` by default; the migration Job runs `migrate` with the same image.
 ENTRYPOINT ["nod-browser"]
 CMD ["serve"]

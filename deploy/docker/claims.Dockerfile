@@ -27,9 +27,10 @@ ENV PATH=/opt/nod/bin:$PATH \
     HOME=/tmp \
     PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
-    NOD_CLAIMS_LISTEN=0.0.0.0:50051
+    NOD_CLAIMS_LISTEN=0.0.0.0:50051 \
+    NOD_CLAIMS_METRICS_LISTEN=0.0.0.0:52051
 USER 10001:10001
-EXPOSE 50051 51051
+EXPOSE 50051 51051 52051
 # `serve` by default; the migration Job runs `migrate` with the same image.
 ENTRYPOINT ["nod-claims"]
 CMD ["serve"]

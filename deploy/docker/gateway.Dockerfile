@@ -27,9 +27,10 @@ ENV PATH=/opt/nod/bin:$PATH \
     HOME=/tmp \
     PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
-    NOD_GATEWAY_LISTEN=0.0.0.0:8080
+    NOD_GATEWAY_LISTEN=0.0.0.0:8080 \
+    NOD_GATEWAY_METRICS_LISTEN=0.0.0.0:9080
 USER 10001:10001
-EXPOSE 8080
+EXPOSE 8080 9080
 # `serve` by default; the migration Job runs `migrate` with the same image.
 ENTRYPOINT ["nod-gateway"]
 CMD ["serve"]

@@ -27,9 +27,10 @@ ENV PATH=/opt/nod/bin:$PATH \
     HOME=/tmp \
     PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
-    NOD_PAYMENTS_LISTEN=0.0.0.0:50053
+    NOD_PAYMENTS_LISTEN=0.0.0.0:50053 \
+    NOD_PAYMENTS_METRICS_LISTEN=0.0.0.0:52053
 USER 10001:10001
-EXPOSE 50053 51053
+EXPOSE 50053 51053 52053
 # `serve` by default; the migration Job runs `migrate` with the same image.
 ENTRYPOINT ["nod-payments"]
 CMD ["serve"]

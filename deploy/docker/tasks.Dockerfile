@@ -27,9 +27,10 @@ ENV PATH=/opt/nod/bin:$PATH \
     HOME=/tmp \
     PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
-    NOD_TASKS_LISTEN=0.0.0.0:50055
+    NOD_TASKS_LISTEN=0.0.0.0:50055 \
+    NOD_TASKS_METRICS_LISTEN=0.0.0.0:52055
 USER 10001:10001
-EXPOSE 50055 51055
+EXPOSE 50055 51055 52055
 # `serve` by default; the migration Job runs `migrate` with the same image.
 ENTRYPOINT ["nod-tasks"]
 CMD ["serve"]
