@@ -107,6 +107,18 @@ def test_a_one_time_code_counts_only_as_a_whole_token():
         assert len(find_leaks(canaries, observations)) == 1, written
 
 
+def test_one_character_over_and_over_is_nobodys_canary():
+    # A fuzzed vault item's password of padding, and another test's huge
+    # path: the same x's, and no private value of anyone's between them.
+    canaries = Canaries()
+    canaries.register("x" * 5000, "password (vault item)")
+    canaries.register("••••••••", "password (a listing's mask)")
+    observations = Observations()
+    observations.keep("log: gateway", '{"path": "/tasks/' + "x" * 6000 + '", "status": 400}')
+    assert len(canaries) == 0
+    assert find_leaks(canaries, observations) == []
+
+
 def test_a_security_code_counts_next_to_its_field_name():
     canaries = Canaries()
     canaries.register("737", "security code")
