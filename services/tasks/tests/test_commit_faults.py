@@ -97,7 +97,12 @@ async def test_a_storm_of_lost_commits_and_answers_starts_and_stops_each_task_on
         tally.wrong_answers.append(f"{task_id} never ended")
 
     async def continue_once(task_id: str) -> None:
-        again = pb.ContinueRequest(task_id=task_id, text="I checked. Continue.")
+        # One request id for the Continue and all its resends, as the task
+        # page's form carries one: without it, a resend that finds the first
+        # one's run ended already rightly starts another.
+        again = pb.ContinueRequest(
+            task_id=task_id, text="I checked. Continue.", request_id=f"continue-{task_id}"
+        )
         resent = False
         while True:
             try:
