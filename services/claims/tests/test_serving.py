@@ -37,7 +37,8 @@ async def test_not_serving_until_migrated_then_serving(service_env, as_person, t
     try:
         async with open_channel(f"127.0.0.1:{port}") as channel:
             status = None
-            for _ in range(100):
+            # A process start is seconds of CPU: far more beside other tests.
+            for _ in range(600):
                 try:
                     status = await health_of(channel, "nod.claims.v1.ClaimsService")
                     break

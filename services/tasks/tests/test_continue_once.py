@@ -173,3 +173,38 @@ async def test_a_refused_continue_leaves_its_request_id_free(
     assert continued.run == 2
     await wait_for(stub, as_person, task.id, second_run_ended)
     assert await continues_of(db, task.id) == 1
+
+
+async def test_request_ids_past_their_keep_are_pruned_and_newer_ones_still_work(
+    tasks_served, model_server, as_person, person, db
+):
+    keep_s = 3600
+    _address, stub = await tasks_served(
+        model_url=model_server.url, request_ids_keep_s=keep_s, prune_interval_s=0.2, prune_batch=2
+    )
+    task = await a_stopped_task(stub, as_person, model_server)
+    for _ in range(5):  # more than a batch: a round takes several
+        await db.execute(
+            "INSERT INTO tasks.continue_requests (owner, request_id, task_id, text, created_at)"
+            " VALUES (%s, %s, %s, 'go on', now() - make_interval(secs => %s))",
+            (person, request_id(), task.id, keep_s + 60),
+        )
+    request = go_on(task.id, request_id())
+    assert (await stub.Continue(request, metadata=as_person, timeout=TIMEOUT_S)).task.run == 2
+
+    async def kept() -> int:
+        found = await db.execute(
+            "SELECT count(*) FROM tasks.continue_requests WHERE owner = %s", (person,)
+        )
+        return (await found.fetchone())[0]
+
+    for _ in range(600):
+        if await kept() == 1:
+            break
+        await asyncio.sleep(0.1)
+    assert await kept() == 1, "the request ids past their keep were not deleted"
+    # The one inside its keep still does its work: its resend starts no run.
+    await wait_for(stub, as_person, task.id, second_run_ended)
+    resent = (await stub.Continue(request, metadata=as_person, timeout=TIMEOUT_S)).task
+    assert resent.run == 2
+    assert await continues_of(db, task.id) == 1

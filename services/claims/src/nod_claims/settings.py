@@ -3,6 +3,8 @@ from pydantic_settings import SettingsConfigDict
 
 from nodkit.settings import ServiceSettings, shared
 
+DAY_S = 24 * 3600
+
 
 class ClaimsSettings(ServiceSettings):
     model_config = SettingsConfigDict(env_prefix="NOD_CLAIMS_")
@@ -49,3 +51,26 @@ class ClaimsSettings(ServiceSettings):
         description="A private entry (a typed code, password or security code) nobody claims"
         " within this is destroyed.",
     )
+    # A resend after a lost answer comes within seconds or minutes; a month
+    # leaves room for a caller that was down for days.
+    request_ids_keep_s: int = Field(
+        30 * DAY_S,
+        gt=0,
+        description="The request ids of PutItem and PutPrivateEntry are deleted once older"
+        " than this; a resend after that would store the item again.",
+    )
+    # A step's row must outlive every sign-in that could still be given
+    # that step's code (the current step, or one just ahead): an hour at least.
+    totp_steps_keep_s: int = Field(
+        DAY_S,
+        ge=3600,
+        description="Which TOTP time steps' codes were given is kept this long (at least an"
+        " hour: each step's code is given once).",
+    )
+    prune_interval_s: float = Field(
+        3600.0,
+        gt=0,
+        description="How often request ids and TOTP steps past their keep are deleted.",
+    )
+    # Small batches keep each delete's locks and WAL short beside the claims.
+    prune_batch: int = Field(1000, gt=0, description="Rows one delete statement removes at most.")

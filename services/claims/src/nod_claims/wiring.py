@@ -1,9 +1,9 @@
 """Builds the claims service from its settings: the database engine and the
 hot-path pool, the vault and the claims, their servicers, the boot sweep
-and the sweeper. Nothing else constructs them."""
+and the sweeper and the pruner. Nothing else constructs them."""
 
 from nod.claims.v1 import claims_pb2, claims_pb2_grpc
-from nod_claims import MIGRATIONS, SCHEMA
+from nod_claims import MIGRATIONS, SCHEMA, pruning
 from nod_claims.api.claims import ClaimsServicer
 from nod_claims.api.vault import VaultServicer
 from nod_claims.api.vault_admin import VaultAdminServicer
@@ -48,6 +48,9 @@ async def build(settings: ClaimsSettings) -> Service:
             event="sweep",
         )
 
+    async def prune() -> None:
+        await pruning.prune_forever(engine, settings)
+
     async def close() -> None:
         await hot_pool.close()
         await engine.dispose()
@@ -72,7 +75,7 @@ async def build(settings: ClaimsSettings) -> Service:
             ),
         ],
         boot=boot,
-        background=[sweep],
+        background=[sweep, prune],
         probe=lambda: answers(engine),
         close=close,
         collectors=[

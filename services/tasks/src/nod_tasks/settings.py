@@ -3,6 +3,8 @@ from pydantic_settings import SettingsConfigDict
 
 from nodkit.settings import ServiceSettings, shared
 
+DAY_S = 24 * 3600
+
 
 class TasksSettings(ServiceSettings):
     model_config = SettingsConfigDict(env_prefix="NOD_TASKS_")
@@ -139,3 +141,18 @@ class TasksSettings(ServiceSettings):
         description="WatchTask looks again when a task's new event is announced (any"
         " instance's, LISTEN/NOTIFY), and at least this often.",
     )
+    # A resend after a lost answer comes within seconds or minutes; a month
+    # leaves room for a page left open for days.
+    request_ids_keep_s: int = Field(
+        30 * DAY_S,
+        gt=0,
+        description="The request ids of Continue are deleted once older than this; a resend"
+        " after that, finding the task ended, would start another run.",
+    )
+    prune_interval_s: float = Field(
+        3600.0,
+        gt=0,
+        description="How often request ids past their keep are deleted.",
+    )
+    # Small batches keep each delete's locks and WAL short beside the tasks.
+    prune_batch: int = Field(1000, gt=0, description="Rows one delete statement removes at most.")

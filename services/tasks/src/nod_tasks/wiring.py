@@ -2,10 +2,10 @@
 model provider (OpenAI-compatible when NOD_MODEL_URL is set, else the
 scripted planner), the worker, the use cases and their servicer; the boot
 reconcile and the loops (lease, event notices, sweeper, queue, outside
-waits, telling ended tasks' ends). Nothing else constructs them."""
+waits, telling ended tasks' ends, pruning request ids). Nothing else constructs them."""
 
 from nod.tasks.v1 import tasks_pb2, tasks_pb2_grpc
-from nod_tasks import MIGRATIONS, SCHEMA
+from nod_tasks import MIGRATIONS, SCHEMA, pruning
 from nod_tasks.adapters.approvals import ApprovalsPeer
 from nod_tasks.adapters.browser import BrowserPeer
 from nod_tasks.adapters.claims import ClaimsPeer
@@ -126,6 +126,7 @@ async def build(settings: TasksSettings, *, provider: ModelProvider | None = Non
             notices.run,
             queue.run,
             loop(settings.sweep_interval_s, recovery.sweep_once, "sweep"),
+            lambda: pruning.prune_forever(engine, settings),
             lambda: worker.run(queue, settings.poll_s),
             lambda: outside_waits.run(queue, settings.outside_waits_poll_s, settings.poll_s),
             lambda: endings.run(queue, settings.sweep_interval_s, settings.poll_s),

@@ -63,6 +63,8 @@ vault_requests = sa.Table(
     sa.Column("digest", sa.Text, nullable=False),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False, server_default=NOW),
     sa.CheckConstraint("call IN ('put_item', 'put_private_entry')", name="vault_requests_call"),
+    # Pruned oldest first (nod_claims.pruning).
+    sa.Index("vault_requests_by_time", "created_at"),
 )
 
 claims = sa.Table(
@@ -108,6 +110,8 @@ totp_steps = sa.Table(
     sa.Column("step", sa.BigInteger, primary_key=True),
     sa.Column("claim_id", UUID(as_uuid=False), nullable=False),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False, server_default=NOW),
+    # Pruned oldest first (nod_claims.pruning).
+    sa.Index("totp_steps_by_time", "created_at"),
 )
 
 # The leases of the runners holding claims (renewed by RenewHolder).

@@ -74,6 +74,8 @@ continue_requests = sa.Table(
     # What the person said with it (not private: it is in the task's events too).
     sa.Column("text", sa.Text, nullable=False),
     _timestamp("created_at", nullable=False, server_default=NOW),
+    # Pruned oldest first (nod_tasks.pruning).
+    sa.Index("continue_requests_by_time", "created_at"),
 )
 
 steps = sa.Table(
