@@ -5,10 +5,16 @@ short transaction, so a round never holds many locks beside the calls going
 on. Replicas prune side by side: a batch skips the rows another replica's
 batch has locked. Each table needs an index on the time it is pruned by."""
 
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass
 
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncEngine
+
+from nodkit.background import every
+from nodkit.logging import get_logger
+
+log = get_logger("nodkit.pruning")
 
 
 @dataclass(frozen=True)
@@ -51,3 +57,24 @@ async def prune(engine: AsyncEngine, prunable: Prunable, batch: int) -> int:
         removed += count
         if count < batch:
             return removed
+
+
+async def prune_all(
+    engine: AsyncEngine, prunables: Sequence[Prunable], batch: int, *, event: str
+) -> dict[str, int]:
+    """Each table pruned in turn; rows deleted by table, logged as `event`
+    when there were any."""
+    pruned = {p.name: await prune(engine, p, batch) for p in prunables}
+    if any(pruned.values()):
+        log.info(event, **pruned)
+    return pruned
+
+
+def prune_forever(
+    engine: AsyncEngine, prunables: Sequence[Prunable], interval_s: float, batch: int, *, event: str
+) -> Awaitable[None]:
+    """A round every interval until cancelled; a failed round (the database
+    away) is logged and the next one tries again."""
+    return every(
+        interval_s, lambda: prune_all(engine, prunables, batch, event=event), event="prune"
+    )

@@ -11,11 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from nod_claims.settings import ClaimsSettings
 from nod_claims.store.models import totp_steps, vault_requests
-from nodkit.background import every
-from nodkit.logging import get_logger
-from nodkit.pruning import Prunable, prune
-
-log = get_logger("nod_claims.pruning")
+from nodkit.pruning import Prunable, prune_forever
 
 
 def prunables(settings: ClaimsSettings) -> tuple[Prunable, ...]:
@@ -25,15 +21,11 @@ def prunables(settings: ClaimsSettings) -> tuple[Prunable, ...]:
     )
 
 
-async def prune_once(engine: AsyncEngine, settings: ClaimsSettings) -> dict[str, int]:
-    """Rows deleted, by table."""
-    pruned = {p.name: await prune(engine, p, settings.prune_batch) for p in prunables(settings)}
-    if any(pruned.values()):
-        log.info("claims.pruned", **pruned)
-    return pruned
-
-
-def prune_forever(engine: AsyncEngine, settings: ClaimsSettings) -> Awaitable[None]:
-    """A round every interval until cancelled; a failed round (the database
-    away) is logged and the next one tries again."""
-    return every(settings.prune_interval_s, lambda: prune_once(engine, settings), event="prune")
+def prune_on_schedule(engine: AsyncEngine, settings: ClaimsSettings) -> Awaitable[None]:
+    return prune_forever(
+        engine,
+        prunables(settings),
+        settings.prune_interval_s,
+        settings.prune_batch,
+        event="claims.pruned",
+    )

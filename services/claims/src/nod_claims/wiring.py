@@ -49,7 +49,7 @@ async def build(settings: ClaimsSettings) -> Service:
         )
 
     async def prune() -> None:
-        await pruning.prune_forever(engine, settings)
+        await pruning.prune_on_schedule(engine, settings)
 
     async def close() -> None:
         await hot_pool.close()

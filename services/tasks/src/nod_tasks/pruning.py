@@ -9,25 +9,13 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from nod_tasks.settings import TasksSettings
 from nod_tasks.store.models import continue_requests
-from nodkit.background import every
-from nodkit.logging import get_logger
-from nodkit.pruning import Prunable, prune
-
-log = get_logger("nod_tasks.pruning")
+from nodkit.pruning import Prunable, prune_forever
 
 
-async def prune_once(engine: AsyncEngine, settings: TasksSettings) -> int:
-    """Rows deleted."""
+def prune_on_schedule(engine: AsyncEngine, settings: TasksSettings) -> Awaitable[None]:
     requests = Prunable(
         continue_requests, continue_requests.c.created_at, settings.request_ids_keep_s
     )
-    pruned = await prune(engine, requests, settings.prune_batch)
-    if pruned:
-        log.info("tasks.pruned", continue_requests=pruned)
-    return pruned
-
-
-def prune_forever(engine: AsyncEngine, settings: TasksSettings) -> Awaitable[None]:
-    """A round every interval until cancelled; a failed round (the database
-    away) is logged and the next one tries again."""
-    return every(settings.prune_interval_s, lambda: prune_once(engine, settings), event="prune")
+    return prune_forever(
+        engine, (requests,), settings.prune_interval_s, settings.prune_batch, event="tasks.pruned"
+    )

@@ -126,7 +126,7 @@ async def build(settings: TasksSettings, *, provider: ModelProvider | None = Non
             notices.run,
             queue.run,
             loop(settings.sweep_interval_s, recovery.sweep_once, "sweep"),
-            lambda: pruning.prune_forever(engine, settings),
+            lambda: pruning.prune_on_schedule(engine, settings),
             lambda: worker.run(queue, settings.poll_s),
             lambda: outside_waits.run(queue, settings.outside_waits_poll_s, settings.poll_s),
             lambda: endings.run(queue, settings.sweep_interval_s, settings.poll_s),
