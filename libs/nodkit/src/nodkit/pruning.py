@@ -19,8 +19,8 @@ log = get_logger("nodkit.pruning")
 
 @dataclass(frozen=True)
 class Prunable:
-    """A table's rows, told apart by `key` (its primary key's columns),
-    deleted once `time` is more than `keep_s` ago."""
+    """A table's rows (told apart by its primary key), deleted once `time`
+    is more than `keep_s` ago."""
 
     table: sa.Table
     time: sa.Column
