@@ -10,12 +10,17 @@ import pathlib
 import uuid
 
 import pytest
-from playwright.async_api import async_playwright
+from playwright.async_api import async_playwright, expect
 
 from nod_browser.adapters.chromium import LAUNCH_ARGS
 from nodtest.make_run import MakeRun
 
 from .people import Person
+
+# A page's answer to a click can take seconds beside the other test
+# processes on two cores: an assertion waits as long as the page's own
+# actions do (people.py), not Playwright's 5 s. Seen: a yes taking longer.
+expect.set_options(timeout=20_000)
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 ARTIFACTS = pathlib.Path(os.environ.get("NOD_TEST_ARTIFACTS") or ROOT / "var/test-artifacts")
