@@ -85,13 +85,21 @@ def card_fields(parent: str) -> str:
     )
 
 
+# The card host tells the page its verdict a second after its own answer
+# has loaded (it confirms with its processor first), well after the network
+# has gone quiet: a payment's outcome must be read off the page once the
+# verdict shows, not the moment the submission settles.
+VERDICT_DELAY_MS = 1000
+
+
 def card_verdict(status: str, parent: str) -> str:
     """The card host's answer, inside the frame: it tells the parent page."""
+    message = f"{{type: {CARD_RESULT!r}, status: {status!r}}}"
     return (
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
         f"<title>Card {escape(status)}</title></head><body><p>Processing complete.</p>"
-        f"<script>parent.postMessage({{type: {CARD_RESULT!r}, status: {status!r}}},"
-        f" {parent!r});</script></body></html>"
+        f"<script>setTimeout(() => parent.postMessage({message}, {parent!r}),"
+        f" {VERDICT_DELAY_MS});</script></body></html>"
     )
 
 

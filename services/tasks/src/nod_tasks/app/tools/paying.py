@@ -6,8 +6,10 @@ twice in a task (the payments service refuses it). A pay step cut off
 before it recorded its end (Stop, a crash) is settled with the payments
 service when the task's end is told (app/endings.py)."""
 
+import asyncio
+
 from nod_tasks.app.tools.base import Arguments, Outcome, StepContext, WaitFor
-from nod_tasks.app.tools.entering import EntryMade, enter
+from nod_tasks.app.tools.entering import EntryMade, enter, page_after
 from nod_tasks.domain import steps
 from nod_tasks.domain.checks import (
     PaymentOutcome,
@@ -21,6 +23,14 @@ from nod_tasks.domain.results import AwaitsOrder, Paid
 from nod_tasks.domain.steps import StepEnd
 from nod_tasks.domain.tasks import FormKind, Wait, WaitKind
 from nodkit.client import NodRpcError
+
+# A shop may show its verdict a moment after its page settles: a hosted card
+# frame's answer reaches the page by postMessage once the frame's document
+# has run, on a loaded machine after the network went quiet. Before the
+# outcome is called unknown the page is read again (a read only, never a
+# press), OUTCOME_REREADS times, OUTCOME_REREAD_S apart.
+OUTCOME_REREADS = 6
+OUTCOME_REREAD_S = 0.5
 
 
 async def request_payment(ctx: StepContext, args: Arguments) -> Outcome:
@@ -112,10 +122,24 @@ async def record_outcome(ctx: StepContext, payment: Payment, claim_id: str, page
     payments = ctx.peers.payments
     try:
         await payments.record_submitted(ctx.owner, payment.id, claim_id)
-        outcome = payment_outcome(page)
+        page, outcome = await outcome_shown(ctx, page)
         if outcome == PaymentOutcome.UNKNOWN and asks_bank_confirmation(page):
             return WaitFor(bank_confirmation(ctx, payment), payment_id=payment.id)
         await payments.record_outcome(ctx.owner, payment.id, outcome)
     except NodRpcError as error:
         return steps.uncertain(f"the payment's end was not recorded ({error.code.name})")
     return steps.done(Paid(payment.id, outcome, page), claim_id=claim_id)
+
+
+async def outcome_shown(ctx: StepContext, page: Page) -> tuple[Page, PaymentOutcome]:
+    """The outcome the page shows, read again a few times while it shows
+    none (and no bank asks the person): the page it was read from with it."""
+    outcome = payment_outcome(page)
+    for _ in range(OUTCOME_REREADS):
+        if outcome != PaymentOutcome.UNKNOWN or asks_bank_confirmation(page):
+            break
+        await asyncio.sleep(OUTCOME_REREAD_S)
+        again = await page_after(ctx)
+        if again.readable:
+            page, outcome = again, payment_outcome(again)
+    return page, outcome
