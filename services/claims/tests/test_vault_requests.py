@@ -18,7 +18,7 @@ from nodtest.canaries import register
 from nodtest.claims import op_id
 from nodtest.fault_proxy import Fault, GrpcFaultProxy
 from nodtest.rpc import expect_error
-from nodtest.storms import fast_reconnect_channel
+from nodtest.storms import StormTally, fast_reconnect_channel, until_answered
 
 from .support import live_holder
 
@@ -84,6 +84,12 @@ async def lose_the_answer(proxy, call) -> None:
     assert lost.value.code() == grpc.StatusCode.UNAVAILABLE
 
 
+async def resend(call):
+    """The caller's resend after the lost answer, sent again while it too is
+    cut (the channel may still be closing the connection the proxy cut)."""
+    return await until_answered(call, StormTally("resend"), tries=5)
+
+
 async def test_a_put_item_resent_after_a_lost_answer_finds_the_first_item(
     lossy_vault, as_person, person, db
 ):
@@ -92,7 +98,9 @@ async def test_a_put_item_resent_after_a_lost_answer_finds_the_first_item(
     await lose_the_answer(proxy, lambda: vault.PutItem(request, metadata=as_person, timeout=5))
     assert await count(db, "vault_items", person) == 1  # it was served
 
-    resent = (await vault.PutItem(request, metadata=as_person, timeout=TIMEOUT_S)).item
+    resent = (
+        await resend(lambda: vault.PutItem(request, metadata=as_person, timeout=TIMEOUT_S))
+    ).item
     again = (await vault.PutItem(request, metadata=as_person, timeout=TIMEOUT_S)).item
     assert resent == again
     listed = (await vault.ListItems(pb.ListItemsRequest(), metadata=as_person)).items
@@ -129,7 +137,9 @@ async def test_a_private_entry_resent_after_a_lost_answer_finds_the_first_entry(
     )
     assert await count(db, "private_entries", person) == 1
 
-    entry_id = (await vault.PutPrivateEntry(request, metadata=as_person, timeout=TIMEOUT_S)).id
+    entry_id = (
+        await resend(lambda: vault.PutPrivateEntry(request, metadata=as_person, timeout=TIMEOUT_S))
+    ).id
     assert await count(db, "private_entries", person) == 1
 
     # Used once, it is gone; a late resend still answers its id and stores nothing.
