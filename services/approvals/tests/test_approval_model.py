@@ -393,6 +393,8 @@ class ApprovalsModel(RuleBasedStateMachine):
         self.history.assert_kept()
 
 
+# A deep run (make soak) takes NOD_SOAK_SCALE times as long as make test's.
+@pytest.mark.timeout(600 * soak_scale())
 def test_approvals_follow_their_model(approvals_migrated, service_token, vault_key, log_tee):
     loop = Loop()
     settings = approvals_settings(

@@ -354,6 +354,8 @@ class ClaimsModel(RuleBasedStateMachine):
         self.history.assert_kept()
 
 
+# A deep run (make soak) takes NOD_SOAK_SCALE times as long as make test's.
+@pytest.mark.timeout(600 * soak_scale())
 def test_claims_follow_their_model(claims_migrated, service_token, vault_key, log_tee):
     loop = Loop()
     settings = claims_settings(

@@ -505,6 +505,8 @@ class PaymentsModel(RuleBasedStateMachine):
                 self.run.loop.run(self.claims_channel.close(None))
 
 
+# A deep run (make soak) takes NOD_SOAK_SCALE times as long as make test's.
+@pytest.mark.timeout(600 * soak_scale())
 def test_payments_follow_their_model(payments_migrated, service_token, claims_peer, log_tee):
     loop = Loop()
 

@@ -40,9 +40,9 @@ from .support import ended
 
 pytestmark = pytest.mark.storm
 
-# For each of StartTask, Stop and Continue. A task's run costs more than a
-# claim: the fast tier stops at 50 each; NOD_SOAK_SCALE=4 makes it 200.
-INJECTIONS_PER_CALL = 50
+# For each of StartTask, Stop and Continue, as for every state-changing call
+# but the claim (make soak: NOD_SOAK_SCALE times as many).
+INJECTIONS_PER_CALL = 200
 CALLERS = 6
 MODEL_THINKS_S = 0.3
 

@@ -46,10 +46,10 @@ from .model_server import Answer, ModelServer, tool_call
 pytestmark = pytest.mark.state_machine
 
 # Each step waits for the agent loop to settle: far slower than a plain call.
-EXAMPLES = 10
-STEPS = 30
-MIN_STEPS = 300
-STEPS_BETWEEN_RESTARTS = 12
+EXAMPLES = 40
+STEPS = 50
+MIN_STEPS = 2000
+STEPS_BETWEEN_RESTARTS = 20
 SETTLE_S = 20.0
 
 WAITING = pb.TASK_STATE_WAITING
@@ -309,6 +309,8 @@ class TasksModel(RuleBasedStateMachine):
         await self.stub.Stop(pb.StopRequest(), metadata=self.meta)
 
 
+# A deep run (make soak) takes NOD_SOAK_SCALE times as long as make test's.
+@pytest.mark.timeout(600 * soak_scale())
 def test_tasks_follow_their_model(tasks_migrated, service_token, peers, log_tee):
     loop = Loop()
     script = FormScript()
