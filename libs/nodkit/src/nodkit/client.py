@@ -9,6 +9,8 @@ is True and the caller must treat the change as possibly made (G4, G5).
 """
 
 import asyncio
+import ipaddress
+import json
 import time
 import urllib.request
 from typing import Any
@@ -45,32 +47,71 @@ def open_channel(
     tls: Tls | None = None,
     peer: str | None = None,
 ) -> grpc.aio.Channel:
-    """A channel to `address`; with `tls`, over TLS presenting this
-    service's certificate, and checking that the server's names `peer`
-    (the service meant, e.g. "claims") whatever the address says."""
+    """A channel to the service at `address` (channel_target: one name,
+    or replicas separated by commas), its calls spread over every replica
+    the address names; with `tls`, over TLS presenting this service's
+    certificate, and checking that the server's names `peer` (the service
+    meant, e.g. "claims") whatever the address says."""
     options: list[tuple[str, Any]] = [
         ("grpc.enable_retries", 1 if service_config else 0),
         # Connections belong to this channel: a new channel to a peer that just
         # restarted connects afresh instead of sharing another's backoff.
         ("grpc.use_local_subchannel_pool", 1),
+        ("grpc.service_config", with_round_robin(service_config)),
     ]
-    if service_config:
-        options.append(("grpc.service_config", service_config))
     return _channel(address, options, tls, peer)
+
+
+def with_round_robin(service_config: str | None) -> str:
+    """`service_config` with gRPC's own round_robin balancer: each call goes
+    to the next replica that is connected, and a replica that goes away is
+    left out until it answers again (the default, pick_first, would send
+    everything to one replica)."""
+    config = json.loads(service_config) if service_config else {}
+    config["loadBalancingConfig"] = [{"round_robin": {}}]
+    return json.dumps(config)
+
+
+def channel_target(address: str) -> str:
+    """The gRPC target an address setting names. One `host:port`: gRPC's
+    DNS resolver finds every address of the name (a Kubernetes headless
+    Service's pods) and round_robin spreads calls over them. Several,
+    separated by commas (`10.0.0.5:50051,10.0.0.6:50051`): one replica
+    each, by IP address."""
+    parts = [part.strip() for part in address.split(",")]
+    if len(parts) == 1:
+        return parts[0]
+    named = [part for part in parts if not _is_ip_address(part.rsplit(":", 1)[0].strip("[]"))]
+    if named:
+        raise ValueError(
+            f"{address!r}: several replicas are listed by IP address"
+            f" ({', '.join(named)} is not one); give one DNS name that resolves to them all"
+        )
+    scheme = "ipv6" if parts[0].startswith("[") else "ipv4"
+    return f"{scheme}:{','.join(parts)}"
+
+
+def _is_ip_address(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
 
 
 def _channel(
     address: str, options: list[tuple[str, Any]], tls: Tls | None, peer: str | None
 ) -> grpc.aio.Channel:
+    target = channel_target(address)
     # Empty unless tracing is on: then each call carries its trace context.
     interceptors = tracing.client_interceptors()
     if tls is None:
-        return grpc.aio.insecure_channel(address, options=options, interceptors=interceptors)
-    override = server_name_override(address, peer)
+        return grpc.aio.insecure_channel(target, options=options, interceptors=interceptors)
+    override = server_name_override(address.split(",")[0].strip(), peer)
     if override is not None:
         options = [*options, ("grpc.ssl_target_name_override", override)]
     return grpc.aio.secure_channel(
-        address, tls.channel_credentials(), options=options, interceptors=interceptors
+        target, tls.channel_credentials(), options=options, interceptors=interceptors
     )
 
 

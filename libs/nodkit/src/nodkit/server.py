@@ -32,10 +32,19 @@ log = get_logger("nodkit.server")
 
 # Big enough for a page read and its forms; bounded so a bad caller can't eat memory.
 MAX_MESSAGE_BYTES = 8 * 1024 * 1024
+# Callers spread calls over the replicas their channel's name resolves to
+# (round_robin), and resolve it again when a connection ends: a connection
+# is ended (GOAWAY) after MAX_CONNECTION_AGE_MS, so a replica added since is
+# found within minutes. Calls under way finish first, up to the grace, which
+# outlasts the longest call (a private entry's page, a model's answer).
+MAX_CONNECTION_AGE_MS = 5 * 60 * 1000
+MAX_CONNECTION_AGE_GRACE_MS = 10 * 60 * 1000
 SERVER_OPTIONS = [
     ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
     ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
     ("grpc.so_reuseport", 0),
+    ("grpc.max_connection_age_ms", MAX_CONNECTION_AGE_MS),
+    ("grpc.max_connection_age_grace_ms", MAX_CONNECTION_AGE_GRACE_MS),
 ]
 SERVING = health_pb2.HealthCheckResponse.SERVING
 NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING

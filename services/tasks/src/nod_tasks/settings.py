@@ -13,22 +13,29 @@ class TasksSettings(ServiceSettings):
     claims_addr: str = Field(
         "127.0.0.1:50051",
         validation_alias=shared("claims_addr"),
-        description="host:port where the claims service answers.",
+        description="Where the claims service answers: host:port (calls go round every"
+        " address the name resolves to, as a headless Service's pods), or its replicas'"
+        " IP:port, comma-separated.",
     )
     approvals_addr: str = Field(
         "127.0.0.1:50052",
         validation_alias=shared("approvals_addr"),
-        description="host:port where the approvals service answers.",
+        description="Where the approvals service answers: host:port (calls go round every"
+        " address the name resolves to, as a headless Service's pods), or its replicas'"
+        " IP:port, comma-separated.",
     )
     payments_addr: str = Field(
         "127.0.0.1:50053",
         validation_alias=shared("payments_addr"),
-        description="host:port where the payments service answers.",
+        description="Where the payments service answers: host:port (calls go round every"
+        " address the name resolves to, as a headless Service's pods), or its replicas'"
+        " IP:port, comma-separated.",
     )
     browser_addr: str = Field(
         "127.0.0.1:50054",
         validation_alias=shared("browser_addr"),
-        description="host:port where the browser service answers.",
+        description="host:port where the browser service answers: one replica, since a"
+        " session lives in the Chromium of the replica that opened it.",
     )
     model_url: str = Field(
         "",
