@@ -23,6 +23,7 @@ from collections.abc import AsyncIterator
 
 import sqlalchemy as sa
 import sqlalchemy.ext.asyncio
+from psycopg.conninfo import make_conninfo
 from psycopg_pool import AsyncConnectionPool
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
@@ -104,8 +105,13 @@ def create_engine(settings: ServiceSettings, schema: str) -> AsyncEngine:
 
 
 def libpq_url(database_url: str) -> str:
-    """The same server as a plain libpq URL (no SQLAlchemy driver name)."""
-    return make_url(database_url).set(drivername="postgresql").render_as_string(hide_password=False)
+    """The same server(s) as a libpq connection string, for psycopg used
+    directly: what SQLAlchemy's psycopg dialect would connect with, so a
+    URL naming several hosts (`?host=a:5432&host=b:5432&target_session_attrs=
+    read-write`, a highly available pair) names them all here too."""
+    url = make_url(database_url).set(drivername="postgresql+psycopg")
+    _, arguments = url.get_dialect()().create_connect_args(url)
+    return make_conninfo(**arguments)
 
 
 async def open_hot_path_pool(

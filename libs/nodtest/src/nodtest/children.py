@@ -24,10 +24,11 @@ GUARD = (
 )
 
 
-def tied_to_me(argv: list[str]) -> list[str]:
+def tied_to_me(argv: list[str], *, python: str = sys.executable) -> list[str]:
     """argv (its first item a path to a program) as a child that gets
-    SIGTERM when this process dies."""
-    return [sys.executable, "-c", GUARD, str(os.getpid()), *argv]
+    SIGTERM when this process dies. `python` runs the guard: the system's
+    for a child started as another user, who may not reach this one's."""
+    return [python, "-c", GUARD, str(os.getpid()), *argv]
 
 
 def still_running(groups: list[int]) -> list[int]:
