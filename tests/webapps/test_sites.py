@@ -75,12 +75,13 @@ async def test_twofactor_admin_refuses_a_wrong_code_then_throttles(page, twofact
     assert site.totp_device().throttling_failure_count == 1
     assert site.last_login() is None
 
-    # django-otp then refuses even the right code for a while (1 s after one failure).
+    # django-otp then refuses even the right code for a while (the site's
+    # OTP_TOTP_THROTTLE_FACTOR, 5 s, after one failure).
     await twofactor_code_step(page, site.account.code())
     await expect(error).to_contain_text("Verification temporarily disabled")
     assert site.last_login() is None
 
-    await asyncio.sleep(1.2)
+    await asyncio.sleep(5.2)
     await twofactor_code_step(page, site.account.code())
     await expect(page.get_by_role("heading", name="Site administration")).to_be_visible()
     assert site.last_login() is not None
