@@ -4,8 +4,9 @@ replicas an address names). Calls reach both; a replica killed with
 SIGKILL is left out and the calls go on at the other; a claim cut off with
 it is "may have happened", never resent by the channel, and the caller's
 own resend is answered from the record: the claim granted once, its
-secret never sent again. Counted in each replica's /metrics and in the
-claims table."""
+secret never sent again. A rolling restart (each replica stopped with
+SIGTERM and started again) under a claim load grants each claim once.
+Counted in each replica's /metrics and in the claims table."""
 
 import asyncio
 import signal
@@ -21,6 +22,7 @@ from nodkit.peers import retry_reads_config
 from nodtest.claims import put_login
 from nodtest.metrics import scrape
 from nodtest.processes import ServiceProcess, free_port, wait_until_serving
+from nodtest.storms import StormTally, until_answered
 
 from .support import claim_request, live_holder
 
@@ -164,3 +166,70 @@ async def test_a_claim_cut_off_with_its_replica_is_answered_from_the_record_once
         (operation_ids,),
     )
     assert await found.fetchone() == (4, 4)
+
+
+async def test_a_rolling_restart_under_load_grants_each_claim_once(two_replicas, as_person, db):
+    """Each replica in turn stops (SIGTERM: NOT_SERVING, calls under way
+    finish) and starts again while callers claim through the one channel."""
+    a, b, channel = await two_replicas()
+    claims = claims_pb2_grpc.ClaimsServiceStub(channel)
+    vault = claims_pb2_grpc.VaultServiceStub(channel)
+    tally = StormTally("claims.Claim over a rolling restart")
+    holder = await live_holder(claims, as_person)
+    item = await put_login(vault, as_person)
+    secrets_by_operation: dict[str, int] = {}
+    operation_ids: list[str] = []
+    restarted = asyncio.Event()
+
+    async def one_claim() -> None:
+        request = claim_request(item, holder)
+        operation_ids.append(request.operation_id)
+        reply = await until_answered(
+            lambda: claims.Claim(request, metadata=as_person, timeout=CALL_TIMEOUT_S), tally
+        )
+        if reply.secret_fields:
+            secrets_by_operation[request.operation_id] = (
+                secrets_by_operation.get(request.operation_id, 0) + 1
+            )
+        if reply.granted:
+            end = pb.MarkSubmittedRequest(claim_id=reply.claim.id, holder=holder)
+            await until_answered(lambda: claims.MarkSubmitted(end, metadata=as_person), tally)
+        elif reply.claim.state == pb.CLAIM_STATE_RUNNING:
+            # Granted by a call whose answer was lost: nobody holds the value.
+            lost = pb.MarkUncertainRequest(
+                claim_id=reply.claim.id, holder=holder, reason="the grant's answer was lost"
+            )
+            await until_answered(lambda: claims.MarkUncertain(lost, metadata=as_person), tally)
+
+    async def caller() -> None:
+        while not restarted.is_set():
+            tally.operations += 1
+            await one_claim()
+
+    async def roll() -> None:
+        for replica in (a, b):
+            await asyncio.sleep(1.0)
+            assert replica.process.kill(signal.SIGTERM) == 0, replica.process.log_text()[-2000:]
+            await asyncio.sleep(0.5)  # calls go on at the other one meanwhile
+            replica.process.start()
+            await wait_until_serving(replica.address, timeout_s=60)
+        await asyncio.sleep(1.0)
+        restarted.set()
+
+    await asyncio.gather(roll(), *(caller() for _ in range(4)))
+
+    found = await db.execute(
+        "SELECT count(*), count(DISTINCT operation_id),"
+        " count(*) FILTER (WHERE state = 'uncertain'),"
+        " count(*) FILTER (WHERE state = 'running')"
+        " FROM claims.claims WHERE operation_id = ANY(%s)",
+        (operation_ids,),
+    )
+    claimed, distinct, uncertain, running = await found.fetchone()
+    tally.duplicates = sum(n - 1 for n in secrets_by_operation.values() if n > 1)
+    tally.uncertain, tally.running_left = uncertain, running
+    tally.report()
+    assert tally.duplicates == 0 and tally.wrong_answers == []
+    assert claimed == distinct == tally.operations
+    assert running == 0
+    assert len(secrets_by_operation) + uncertain == tally.operations
