@@ -113,6 +113,7 @@ soak: setup
 
 bench: setup
 	$(PY) bench/claims_bench.py
+	$(PY) bench/replicas_bench.py
 	$(PY) bench/enter_private_bench.py
 	$(PY) bench/pattern_entry_bench.py
 	$(PY) bench/app_entry_bench.py
