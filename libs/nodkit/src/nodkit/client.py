@@ -144,6 +144,16 @@ class NodRpcError(Exception):
                 self.field = self.metadata.get("field", "")
         super().__init__(f"{self.code.name}: {self.message}")
 
+    @classmethod
+    def refused_here(cls, code: grpc.StatusCode, message: str, reason: str) -> "NodRpcError":
+        """A refusal decided on this side, before any call was sent: it reads
+        as the same refusal from the service would."""
+        error = cls.__new__(cls)
+        Exception.__init__(error, f"{code.name}: {message}")
+        error.code, error.message, error.reason = code, message, reason
+        error.field, error.metadata = "", {}
+        return error
+
     @property
     def may_have_happened(self) -> bool:
         """True unless the server definitely did nothing."""

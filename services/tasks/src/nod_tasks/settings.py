@@ -34,8 +34,9 @@ class TasksSettings(ServiceSettings):
     browser_addr: str = Field(
         "127.0.0.1:50054",
         validation_alias=shared("browser_addr"),
-        description="host:port where the browser service answers: one replica, since a"
-        " session lives in the Chromium of the replica that opened it.",
+        description="host:port where the browser service answers, or each of its replicas'"
+        " host:port, comma-separated: a session is opened on each in turn and every later call"
+        " for it goes to the replica that holds it (its id in the tasks service names it).",
     )
     model_url: str = Field(
         "",

@@ -1,6 +1,12 @@
 """The browser service as the tasks service calls it: a task's session,
 the page as typed values (already masked there), and private entries."""
 
+import asyncio
+import itertools
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
 from pydantic import SecretStr
 
 from nod.browser.v1 import browser_pb2 as pb
@@ -10,6 +16,7 @@ from nod_tasks.adapters.claims import claim_of
 from nod_tasks.adapters.enums import to_proto
 from nod_tasks.domain.outside import Claim, Entry
 from nod_tasks.domain.pages import Frame, Notice, OpenPage, Page, PageControl, PageField
+from nodkit.client import NodRpcError
 from nodkit.peers import Peer
 from nodkit.tls import Tls
 
@@ -75,64 +82,108 @@ def page_of(page: pb.Page) -> Page:
     )
 
 
+# A session lives in the Chromium of the browser replica that opened it.
+# With several replicas, the session's handle in the tasks service names that
+# replica: "<session id>@<the replica's address>".
+REPLICA_MARK = "@"
+SESSION_NOT_FOUND = "SESSION_NOT_FOUND"
+
+
+@dataclass(frozen=True)
+class Replica:
+    address: str
+    peer: Peer
+    stub: Any  # BrowserServiceStub on the peer's asyncio channel
+
+
 class BrowserPeer:
+    """The browser service: one replica, or several listed in `address`
+    (comma-separated). A session is opened on the next replica in turn and
+    every later call for it goes to that replica alone: never to another,
+    which would show another page or none. A handle naming a replica no
+    longer listed answers SESSION_NOT_FOUND, as a session the browser lost
+    does (the task then opens a new one and says so)."""
+
     def __init__(
         self, address: str, token: SecretStr | None, timeout_s: float, *, tls: Tls | None = None
     ) -> None:
-        self._peer = Peer(address, token, timeout_s, SERVICES, name="browser", tls=tls)
-        self._stub = self._peer.stub(browser_pb2_grpc.BrowserServiceStub)
+        self._replicas: dict[str, Replica] = {}
+        for listed in (part.strip() for part in address.split(",")):
+            peer = Peer(listed, token, timeout_s, SERVICES, name="browser", tls=tls)
+            stub = peer.stub(browser_pb2_grpc.BrowserServiceStub)
+            self._replicas[listed] = Replica(listed, peer, stub)
+        self._turns = itertools.cycle(list(self._replicas.values()))
+
+    @property
+    def _several(self) -> bool:
+        return len(self._replicas) > 1
+
+    def _route(self, handle: str) -> tuple[Replica, str]:
+        """The replica holding the session, and the session's id there."""
+        if not self._several or REPLICA_MARK not in handle:
+            # One replica, or a session opened before there were several.
+            return next(iter(self._replicas.values())), handle
+        session_id, address = handle.rsplit(REPLICA_MARK, 1)
+        replica = self._replicas.get(address)
+        if replica is None:
+            raise NodRpcError.refused_here(
+                grpc.StatusCode.NOT_FOUND,
+                "the session's browser replica is no longer one of this service's",
+                SESSION_NOT_FOUND,
+            )
+        return replica, session_id
+
+    async def _page(self, owner: str, handle: str, method: str, **fields: Any) -> Page:
+        """A page call on the session's own replica."""
+        replica, session_id = self._route(handle)
+        request = getattr(pb, f"{method}Request")(session_id=session_id, **fields)
+        reply = await replica.peer.call(getattr(replica.stub, method), request, owner)
+        return page_of(reply.page)
 
     async def open_session(self, owner: str, task_id: str) -> str:
+        replica = next(self._turns)
         request = pb.OpenSessionRequest(task_id=task_id)
-        return (await self._peer.call(self._stub.OpenSession, request, owner)).session_id
+        session_id = (await replica.peer.call(replica.stub.OpenSession, request, owner)).session_id
+        return f"{session_id}{REPLICA_MARK}{replica.address}" if self._several else session_id
 
     async def navigate(self, owner: str, session_id: str, url: str) -> Page:
-        request = pb.NavigateRequest(session_id=session_id, url=url)
-        return page_of((await self._peer.call(self._stub.Navigate, request, owner)).page)
+        return await self._page(owner, session_id, "Navigate", url=url)
 
     async def read_page(self, owner: str, session_id: str, *, settle: bool = False) -> Page:
         """settle: wait (bounded) for the page to load and go quiet first."""
-        request = pb.ReadPageRequest(session_id=session_id, settle=settle)
-        return page_of((await self._peer.call(self._stub.ReadPage, request, owner)).page)
+        return await self._page(owner, session_id, "ReadPage", settle=settle)
 
     async def click(self, owner: str, session_id: str, target: str) -> Page:
-        request = pb.ClickRequest(session_id=session_id, target=target)
-        return page_of((await self._peer.call(self._stub.Click, request, owner)).page)
+        return await self._page(owner, session_id, "Click", target=target)
 
     async def type_text(self, owner: str, session_id: str, target: str, text: str) -> Page:
-        request = pb.TypeTextRequest(session_id=session_id, target=target, text=text)
-        return page_of((await self._peer.call(self._stub.TypeText, request, owner)).page)
+        return await self._page(owner, session_id, "TypeText", target=target, text=text)
 
     async def select_option(self, owner: str, session_id: str, target: str, option: str) -> Page:
-        request = pb.SelectOptionRequest(session_id=session_id, target=target, option=option)
-        return page_of((await self._peer.call(self._stub.SelectOption, request, owner)).page)
+        return await self._page(owner, session_id, "SelectOption", target=target, option=option)
 
     async def set_checked(self, owner: str, session_id: str, target: str, checked: bool) -> Page:
-        request = pb.SetCheckedRequest(session_id=session_id, target=target, checked=checked)
-        return page_of((await self._peer.call(self._stub.SetChecked, request, owner)).page)
+        return await self._page(owner, session_id, "SetChecked", target=target, checked=checked)
 
     async def press_key(self, owner: str, session_id: str, target: str, key: str) -> Page:
-        request = pb.PressKeyRequest(session_id=session_id, target=target, key=key)
-        return page_of((await self._peer.call(self._stub.PressKey, request, owner)).page)
+        return await self._page(owner, session_id, "PressKey", target=target, key=key)
 
     async def scroll(self, owner: str, session_id: str, target: str, pages: int) -> Page:
-        request = pb.ScrollRequest(session_id=session_id, target=target, pages=pages)
-        return page_of((await self._peer.call(self._stub.Scroll, request, owner)).page)
+        return await self._page(owner, session_id, "Scroll", target=target, pages=pages)
 
     async def go_back(self, owner: str, session_id: str) -> Page:
-        request = pb.GoBackRequest(session_id=session_id)
-        return page_of((await self._peer.call(self._stub.GoBack, request, owner)).page)
+        return await self._page(owner, session_id, "GoBack")
 
     async def switch_page(self, owner: str, session_id: str, page_id: str) -> Page:
-        request = pb.SwitchPageRequest(session_id=session_id, page_id=page_id)
-        return page_of((await self._peer.call(self._stub.SwitchPage, request, owner)).page)
+        return await self._page(owner, session_id, "SwitchPage", page_id=page_id)
 
     async def enter_private(
         self, owner: str, session_id: str, entry: Entry, *, timeout_s: float
     ) -> Claim:
         """The claim as the entry ended (or as it stands, when not granted)."""
+        replica, on_replica = self._route(session_id)
         request = pb.EnterPrivateRequest(
-            session_id=session_id,
+            session_id=on_replica,
             operation_id=entry.operation_id,
             kind=to_proto(claims_pb2.EntryKind, entry.kind),
             item_id=entry.item_id,
@@ -140,12 +191,26 @@ class BrowserPeer:
             submit=entry.submit,
             companion_entry_id=entry.companion_entry_id,
         )
-        reply = await self._peer.call(self._stub.EnterPrivate, request, owner, timeout_s=timeout_s)
+        reply = await replica.peer.call(
+            replica.stub.EnterPrivate, request, owner, timeout_s=timeout_s
+        )
         return claim_of(reply.claim)
 
     async def close_task_sessions(self, owner: str, task_id: str) -> None:
+        """On every replica (a task may have had sessions on several); the
+        first failure is raised once each has been asked."""
         request = pb.CloseTaskSessionsRequest(task_id=task_id)
-        await self._peer.call(self._stub.CloseTaskSessions, request, owner)
+        asked = await asyncio.gather(
+            *(
+                replica.peer.call(replica.stub.CloseTaskSessions, request, owner)
+                for replica in self._replicas.values()
+            ),
+            return_exceptions=True,
+        )
+        for outcome in asked:
+            if isinstance(outcome, BaseException):
+                raise outcome
 
     async def close(self) -> None:
-        await self._peer.close()
+        for replica in self._replicas.values():
+            await replica.peer.close()
