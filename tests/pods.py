@@ -162,8 +162,9 @@ class Pod:
             host, _, port = value.rpartition(":")
             if key.endswith("_LISTEN") and port.isdigit() and int(port) in self.ports:
                 env[key] = f"127.0.0.1:{self.ports[int(port)]}"
-            elif key.endswith("_ADDR") and host in services:
-                env[key] = f"127.0.0.1:{service_port(manifests, services, host, int(port))}"
+            elif key.endswith("_ADDR") and (service := host.removeprefix("dns:///")) in services:
+                # Every pod behind the Service: here, its one pod.
+                env[key] = f"127.0.0.1:{service_port(manifests, services, service, int(port))}"
         return env
 
     def command(self, env: dict[str, str]) -> list[str]:

@@ -18,6 +18,7 @@ from nod.browser.v1 import browser_pb2 as pb
 from nod.browser.v1 import browser_pb2_grpc
 from nod_tasks.adapters.browser import BrowserPeer
 from nodkit.client import NodRpcError, call_metadata, open_channel
+from nodtest.browser import poll
 from nodtest.processes import Peer, wait_until_serving
 
 SESSION_NOT_FOUND = "SESSION_NOT_FOUND"
@@ -75,10 +76,16 @@ async def test_each_session_stays_on_its_replica_and_a_lost_one_is_never_another
         assert gone.code == grpc.StatusCode.UNAVAILABLE, gone
         assert (await browser.read_page(person, on_b)).url.endswith("/checkout")
 
-        # Back without the session: a clear "not found", as a lost session.
+        # Back without the session: a clear "not found", as a lost session,
+        # once the caller's channel has connected again (within two seconds).
         a.process.start()
         await wait_until_serving(a.address, timeout_s=60)
-        lost = await refusal(browser.read_page(person, on_a))
+
+        async def answered():
+            error = await refusal(browser.read_page(person, on_a))
+            return error if error.code != grpc.StatusCode.UNAVAILABLE else None
+
+        lost = await poll(answered, timeout_s=10, what="replica a answering again")
         assert (lost.code, lost.reason) == (grpc.StatusCode.NOT_FOUND, SESSION_NOT_FOUND), lost
 
         # A replica no longer listed: the same, and nothing is sent anywhere.

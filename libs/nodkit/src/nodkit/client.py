@@ -47,37 +47,51 @@ def open_channel(
     tls: Tls | None = None,
     peer: str | None = None,
 ) -> grpc.aio.Channel:
-    """A channel to the service at `address` (channel_target: one name,
-    or replicas separated by commas), its calls spread over every replica
-    the address names; with `tls`, over TLS presenting this service's
-    certificate, and checking that the server's names `peer` (the service
-    meant, e.g. "claims") whatever the address says."""
+    """A channel to the service at `address` (see channel_target): one
+    replica, or calls spread over every replica it names; with `tls`, over
+    TLS presenting this service's certificate, and checking that the
+    server's names `peer` (the service meant, e.g. "claims") whatever the
+    address says."""
     options: list[tuple[str, Any]] = [
         ("grpc.enable_retries", 1 if service_config else 0),
         # Connections belong to this channel: a new channel to a peer that just
         # restarted connects afresh instead of sharing another's backoff.
         ("grpc.use_local_subchannel_pool", 1),
-        ("grpc.service_config", with_round_robin(service_config)),
+        # A peer that refused a connection is tried again with a growing
+        # backoff (up to two minutes by default), and calls meanwhile fail at
+        # once: a peer restarted in the meantime is found within two seconds.
+        ("grpc.initial_reconnect_backoff_ms", 200),
+        ("grpc.max_reconnect_backoff_ms", 2000),
     ]
+    if names_replicas(address):
+        options.append(("grpc.service_config", with_round_robin(service_config)))
+    elif service_config:
+        options.append(("grpc.service_config", service_config))
     return _channel(address, options, tls, peer)
 
 
 def with_round_robin(service_config: str | None) -> str:
     """`service_config` with gRPC's own round_robin balancer: each call goes
     to the next replica that is connected, and a replica that goes away is
-    left out until it answers again (the default, pick_first, would send
-    everything to one replica)."""
+    left out until it answers again."""
     config = json.loads(service_config) if service_config else {}
     config["loadBalancingConfig"] = [{"round_robin": {}}]
     return json.dumps(config)
 
 
+def names_replicas(address: str) -> bool:
+    """Whether `address` names several replicas to spread calls over."""
+    return "," in address or address.startswith("dns:")
+
+
 def channel_target(address: str) -> str:
-    """The gRPC target an address setting names. One `host:port`: gRPC's
-    DNS resolver finds every address of the name (a Kubernetes headless
-    Service's pods) and round_robin spreads calls over them. Several,
-    separated by commas (`10.0.0.5:50051,10.0.0.6:50051`): one replica
-    each, by IP address."""
+    """The gRPC target an address setting names:
+    - `host:port`: one replica. gRPC's default (pick_first) keeps one
+      connection, and a call made after the replica restarted reconnects
+      before it is sent rather than failing at once;
+    - `dns:///name:port`: every address the name resolves to (a Kubernetes
+      headless Service's pods), calls spread over them (round_robin);
+    - `IP:port,IP:port`: the replicas listed, calls spread over them."""
     parts = [part.strip() for part in address.split(",")]
     if len(parts) == 1:
         return parts[0]
@@ -85,7 +99,8 @@ def channel_target(address: str) -> str:
     if named:
         raise ValueError(
             f"{address!r}: several replicas are listed by IP address"
-            f" ({', '.join(named)} is not one); give one DNS name that resolves to them all"
+            f" ({', '.join(named)} is not one); or give dns:///NAME:PORT, a name that"
+            " resolves to them all"
         )
     scheme = "ipv6" if parts[0].startswith("[") else "ipv4"
     return f"{scheme}:{','.join(parts)}"

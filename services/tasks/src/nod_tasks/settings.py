@@ -13,23 +13,23 @@ class TasksSettings(ServiceSettings):
     claims_addr: str = Field(
         "127.0.0.1:50051",
         validation_alias=shared("claims_addr"),
-        description="Where the claims service answers: host:port (calls go round every"
-        " address the name resolves to, as a headless Service's pods), or its replicas'"
-        " IP:port, comma-separated.",
+        description="Where the claims service answers: host:port (one replica);"
+        " dns:///NAME:PORT (calls spread over every address the name resolves to, as a"
+        " headless Service's pods); or its replicas' IP:port, comma-separated.",
     )
     approvals_addr: str = Field(
         "127.0.0.1:50052",
         validation_alias=shared("approvals_addr"),
-        description="Where the approvals service answers: host:port (calls go round every"
-        " address the name resolves to, as a headless Service's pods), or its replicas'"
-        " IP:port, comma-separated.",
+        description="Where the approvals service answers: host:port (one replica);"
+        " dns:///NAME:PORT (calls spread over every address the name resolves to, as a"
+        " headless Service's pods); or its replicas' IP:port, comma-separated.",
     )
     payments_addr: str = Field(
         "127.0.0.1:50053",
         validation_alias=shared("payments_addr"),
-        description="Where the payments service answers: host:port (calls go round every"
-        " address the name resolves to, as a headless Service's pods), or its replicas'"
-        " IP:port, comma-separated.",
+        description="Where the payments service answers: host:port (one replica);"
+        " dns:///NAME:PORT (calls spread over every address the name resolves to, as a"
+        " headless Service's pods); or its replicas' IP:port, comma-separated.",
     )
     browser_addr: str = Field(
         "127.0.0.1:50054",
