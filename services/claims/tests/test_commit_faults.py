@@ -20,7 +20,7 @@ import pytest
 
 from nod.claims.v1 import claims_pb2 as pb
 from nod.claims.v1 import claims_pb2_grpc
-from nodtest.claims import CANARY_PASSWORD, op_id, put_login
+from nodtest.claims import op_id, put_login
 from nodtest.database import libpq_url
 from nodtest.fault_proxy import Fault, GrpcFaultProxy, PostgresFaultProxy
 from nodtest.soak_report import soak_scale
@@ -34,7 +34,7 @@ from nodtest.storms import (
     until_answered,
 )
 
-from .support import claim_request, live_holder
+from .support import LOST_GRANT, ClaimCaller, claim_request, live_holder
 
 pytestmark = pytest.mark.storm
 
@@ -44,7 +44,6 @@ INJECTIONS_PER_CALL = 200
 CALLERS = 8
 # The claim's own statement: the storm's database faults hit the grant itself.
 CLAIM_INSERT = b"INSERT INTO claims.claims"
-LOST_GRANT = "the caller lost the answer to its Claim; nothing was typed"
 
 
 async def renew_forever(holder, stub, meta, tally):
@@ -75,46 +74,13 @@ async def test_a_storm_of_lost_commits_and_answers_never_grants_twice(
     rng = random.Random(20261202)
     faults = every_fault(to_database, to_claims)
     target = CLAIM_INJECTIONS * soak_scale()
-    secrets_by_operation: dict[str, int] = {}
+    caller_of_claims = ClaimCaller(proxied, direct, holder, as_person, tally)
 
     async def one_operation() -> None:
         request = claim_request(item, holder)
         arm_at_random(rng, faults, delay_s=0.2, touching=CLAIM_INSERT)
-        try:
-            reply = await until_answered(
-                lambda: proxied.Claim(request, metadata=as_person, timeout=10), tally
-            )
-        except grpc.aio.AioRpcError as error:  # a refusal: "not granted, try again"
-            tally.wrong_answers.append(f"{error.code().name}: {error.details()}")
-            return
-        operation = request.operation_id
-        if reply.secret_fields:
-            secrets_by_operation[operation] = secrets_by_operation.get(operation, 0) + 1
-            assert reply.granted and reply.secret_fields["password"] == CANARY_PASSWORD
-        if reply.claim.operation_id != operation or reply.claim.holder != holder:
-            tally.wrong_answers.append(f"answered with another claim: {reply.claim}")
-            return
-        if reply.granted:
-            await finish(reply.claim.id, pb.CLAIM_STATE_SUBMITTED, "")
-        elif reply.claim.state == pb.CLAIM_STATE_RUNNING:
-            # Answered from the record: granted to this caller by a call whose
-            # answer was lost. Nobody holds the value: the runner ends it.
-            await finish(reply.claim.id, pb.CLAIM_STATE_UNCERTAIN, LOST_GRANT)
-
-    async def finish(claim_id: str, state: int, reason: str) -> None:
-        if state == pb.CLAIM_STATE_SUBMITTED:
-            call = lambda: direct.MarkSubmitted(  # noqa: E731
-                pb.MarkSubmittedRequest(claim_id=claim_id, holder=holder), metadata=as_person
-            )
-        else:
-            call = lambda: direct.MarkUncertain(  # noqa: E731
-                pb.MarkUncertainRequest(claim_id=claim_id, holder=holder, reason=reason),
-                metadata=as_person,
-            )
-        try:
-            await until_answered(call, tally)
-        except grpc.aio.AioRpcError as error:
-            tally.wrong_answers.append(f"ending {claim_id}: {error.code().name} {error.details()}")
+        if (reply := await caller_of_claims.claim(request)) is not None:
+            await caller_of_claims.end(reply)
 
     async def caller() -> None:
         while injected_total(to_database, to_claims) < target:
@@ -142,7 +108,7 @@ async def test_a_storm_of_lost_commits_and_answers_never_grants_twice(
     ).fetchone()
     assert rows is not None
     claimed, distinct, tally.uncertain, tally.running_left = rows
-    tally.duplicates = sum(n - 1 for n in secrets_by_operation.values() if n > 1)
+    tally.duplicates = caller_of_claims.duplicates
     tally.report(to_database, to_claims)
     print(f"[claims.Claim] {elapsed:.1f} s")
     assert tally.wrong_answers == []
@@ -151,7 +117,7 @@ async def test_a_storm_of_lost_commits_and_answers_never_grants_twice(
     assert tally.running_left == 0
     assert injected_total(to_database, to_claims) >= target
     # Every operation ended with a definite record; the lost grants are UNCERTAIN.
-    assert len(secrets_by_operation) + tally.uncertain == tally.operations
+    assert len(caller_of_claims.secrets_by_operation) + tally.uncertain == tally.operations
 
 
 async def test_the_proxy_drops_exactly_where_it_says(claims_with, claims_migrated, as_person, db):

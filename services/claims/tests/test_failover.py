@@ -25,11 +25,11 @@ from nod.claims.v1 import claims_pb2 as pb
 from nod_claims import MIGRATIONS
 from nodkit.client import open_channel
 from nodtest.browser import poll
-from nodtest.claims import CANARY_PASSWORD, put_login
+from nodtest.claims import put_login
 from nodtest.ha_postgres import HaPostgres
 from nodtest.storms import StormTally, until_answered
 
-from .support import claim_request, live_holder
+from .support import ClaimCaller, claim_request, live_holder
 
 pytestmark = pytest.mark.slow
 
@@ -39,7 +39,6 @@ AFTER_RECOVERY = 60
 # Resends go on through the failover: a leader's key lapses after
 # ha_postgres.TTL_S, then the standby is promoted.
 RESENDS = 600
-LOST_GRANT = "the caller lost the answer to its Claim; nothing was typed"
 
 
 @pytest.fixture
@@ -85,7 +84,7 @@ async def test_a_primary_killed_mid_storm_loses_and_doubles_no_grant(
     tally = StormTally("claims.Claim over a failover")
     item = await until_answered(lambda: put_login(vault, as_person), tally)
     holder = await live_holder(direct, as_person)
-    secrets_by_operation: dict[str, int] = {}
+    claims_caller = ClaimCaller(direct, direct, holder, as_person, tally, tries=RESENDS)
     granted_after_kill: list[float] = []
     killed_at: list[float] = []
     done = asyncio.Event()
@@ -104,36 +103,12 @@ async def test_a_primary_killed_mid_storm_loses_and_doubles_no_grant(
             await asyncio.sleep(2)
 
     async def one_operation() -> None:
-        request = claim_request(item, holder)
         begun_after_kill = bool(killed_at)
-        try:
-            reply = await until_answered(
-                lambda: direct.Claim(request, metadata=as_person, timeout=10), tally, tries=RESENDS
-            )
-        except grpc.aio.AioRpcError as error:
-            tally.wrong_answers.append(f"{error.code().name}: {error.details()}")
+        if (reply := await claims_caller.claim(claim_request(item, holder))) is None:
             return
-        operation = request.operation_id
-        if reply.secret_fields:
-            secrets_by_operation[operation] = secrets_by_operation.get(operation, 0) + 1
-            assert reply.granted and reply.secret_fields["password"] == CANARY_PASSWORD
-            if begun_after_kill:
-                granted_after_kill.append(time.monotonic())
-        if reply.claim.operation_id != operation or reply.claim.holder != holder:
-            tally.wrong_answers.append(f"answered with another claim: {reply.claim}")
-            return
-        if reply.granted:
-            end = pb.MarkSubmittedRequest(claim_id=reply.claim.id, holder=holder)
-            await until_answered(
-                lambda: direct.MarkSubmitted(end, metadata=as_person), tally, tries=RESENDS
-            )
-        elif reply.claim.state == pb.CLAIM_STATE_RUNNING:
-            lost = pb.MarkUncertainRequest(
-                claim_id=reply.claim.id, holder=holder, reason=LOST_GRANT
-            )
-            await until_answered(
-                lambda: direct.MarkUncertain(lost, metadata=as_person), tally, tries=RESENDS
-            )
+        if reply.secret_fields and begun_after_kill:
+            granted_after_kill.append(time.monotonic())
+        await claims_caller.end(reply)
 
     async def caller() -> None:
         while not done.is_set():
@@ -173,12 +148,12 @@ async def test_a_primary_killed_mid_storm_loses_and_doubles_no_grant(
                 " count(*) FILTER (WHERE state = 'running'),"
                 " count(*) FILTER (WHERE operation_id = ANY(%s))"
                 " FROM claims.claims WHERE owner = %s",
-                (list(secrets_by_operation), person),
+                (list(claims_caller.secrets_by_operation), person),
             )
         ).fetchone()
     assert rows is not None
     claimed, distinct, tally.uncertain, tally.running_left, granted_kept = rows
-    tally.duplicates = sum(n - 1 for n in secrets_by_operation.values() if n > 1)
+    tally.duplicates = claims_caller.duplicates
     recovered_s = granted_after_kill[0] - killed_at[0]
     tally.report()
     print(
@@ -187,8 +162,8 @@ async def test_a_primary_killed_mid_storm_loses_and_doubles_no_grant(
     )
     assert tally.wrong_answers == []
     assert tally.duplicates == 0
-    assert granted_kept == len(secrets_by_operation)  # no grant lost
+    assert granted_kept == len(claims_caller.secrets_by_operation)  # no grant lost
     assert claimed == distinct == tally.operations
     assert tally.running_left == 0
-    assert len(secrets_by_operation) + tally.uncertain == tally.operations
+    assert len(claims_caller.secrets_by_operation) + tally.uncertain == tally.operations
     assert "NOT_SERVING" in health and health[-1] == "SERVING", health

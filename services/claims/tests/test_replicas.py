@@ -22,9 +22,9 @@ from nodkit.peers import retry_reads_config
 from nodtest.claims import put_login
 from nodtest.metrics import scrape
 from nodtest.processes import ServiceProcess, free_port, wait_until_serving
-from nodtest.storms import StormTally, until_answered
+from nodtest.storms import StormTally
 
-from .support import claim_request, live_holder
+from .support import ClaimCaller, claim_request, live_holder
 
 PUT_ITEM = "/nod.claims.v1.VaultService/PutItem"
 CALL_TIMEOUT_S = 20
@@ -177,29 +177,15 @@ async def test_a_rolling_restart_under_load_grants_each_claim_once(two_replicas,
     tally = StormTally("claims.Claim over a rolling restart")
     holder = await live_holder(claims, as_person)
     item = await put_login(vault, as_person)
-    secrets_by_operation: dict[str, int] = {}
+    claims_caller = ClaimCaller(claims, claims, holder, as_person, tally)
     operation_ids: list[str] = []
     restarted = asyncio.Event()
 
     async def one_claim() -> None:
         request = claim_request(item, holder)
         operation_ids.append(request.operation_id)
-        reply = await until_answered(
-            lambda: claims.Claim(request, metadata=as_person, timeout=CALL_TIMEOUT_S), tally
-        )
-        if reply.secret_fields:
-            secrets_by_operation[request.operation_id] = (
-                secrets_by_operation.get(request.operation_id, 0) + 1
-            )
-        if reply.granted:
-            end = pb.MarkSubmittedRequest(claim_id=reply.claim.id, holder=holder)
-            await until_answered(lambda: claims.MarkSubmitted(end, metadata=as_person), tally)
-        elif reply.claim.state == pb.CLAIM_STATE_RUNNING:
-            # Granted by a call whose answer was lost: nobody holds the value.
-            lost = pb.MarkUncertainRequest(
-                claim_id=reply.claim.id, holder=holder, reason="the grant's answer was lost"
-            )
-            await until_answered(lambda: claims.MarkUncertain(lost, metadata=as_person), tally)
+        if (reply := await claims_caller.claim(request)) is not None:
+            await claims_caller.end(reply)
 
     async def caller() -> None:
         while not restarted.is_set():
@@ -226,10 +212,10 @@ async def test_a_rolling_restart_under_load_grants_each_claim_once(two_replicas,
         (operation_ids,),
     )
     claimed, distinct, uncertain, running = await found.fetchone()
-    tally.duplicates = sum(n - 1 for n in secrets_by_operation.values() if n > 1)
+    tally.duplicates = claims_caller.duplicates
     tally.uncertain, tally.running_left = uncertain, running
     tally.report()
     assert tally.duplicates == 0 and tally.wrong_answers == []
     assert claimed == distinct == tally.operations
     assert running == 0
-    assert len(secrets_by_operation) + uncertain == tally.operations
+    assert len(claims_caller.secrets_by_operation) + uncertain == tally.operations
