@@ -57,6 +57,10 @@ class Person:
     account_id: str
 
 
+# How often a cut-off payment's end is sent (2 s apart) before giving up.
+SETTLE_TRIES = 30
+
+
 class Operations:
     def __init__(self, system: System) -> None:
         self.system = system
@@ -253,21 +257,36 @@ class Operations:
         yes = payments.ConfirmPaymentRequest(payment_id=payment_id, decision=payments.DECISION_YES)
         await self.call(lambda: self.payments.ConfirmPayment(yes, metadata=person.meta, timeout=20))
         start = payments.StartCardEntryRequest(payment_id=payment_id)
-        started = await self.call(
-            lambda: self.payments.StartCardEntry(start, metadata=person.meta, timeout=20)
-        )
         try:
-            return await self._enter_card(person, payment_id, started, code.id, task_id)
+            started = await self.call(
+                lambda: self.payments.StartCardEntry(start, metadata=person.meta, timeout=20)
+            )
+            outcome = await self._enter_card(person, payment_id, started, code.id, task_id)
         except (Unknown, grpc.aio.AioRpcError):
-            # As the tasks service does: an entry that ended without a
-            # definite answer is recorded UNCERTAIN, never tried again.
-            uncertain = payments.RecordUncertainRequest(
-                payment_id=payment_id, reason="the soak's card entry ended without an answer"
-            )
-            await self.call(
-                lambda: self.payments.RecordUncertain(uncertain, metadata=person.meta, timeout=20)
-            )
+            # As the tasks service does: an entry that may have started and
+            # ended without a definite answer is recorded UNCERTAIN, never
+            # tried again.
+            await self._settle(person, payment_id, "the soak's card entry ended without an answer")
             return Outcome.UNKNOWN
+        if outcome == Outcome.FAILED:
+            # Started, so never back to confirmed: the claim was not granted.
+            await self._settle(person, payment_id, "the card's claim was not granted")
+        return outcome
+
+    async def _settle(self, person: Person, payment_id: str, reason: str) -> None:
+        """RecordUncertain, sent again until answered (as the tasks service
+        settles a cut-off pay step when the task's end is told): a payment
+        whose caller gave up after one resend stayed RUNNING until
+        payments' max_running_s (15 min), past the soak's settling."""
+        uncertain = payments.RecordUncertainRequest(payment_id=payment_id, reason=reason)
+        for _ in range(SETTLE_TRIES):
+            try:
+                await self.payments.RecordUncertain(uncertain, metadata=person.meta, timeout=20)
+                return
+            except grpc.aio.AioRpcError as error:
+                if error.code() not in MAY_HAVE_HAPPENED:
+                    return  # refused: it has its end already
+            await asyncio.sleep(2.0)
 
     async def _enter_card(self, person, payment_id, started, code_id, task_id) -> Outcome:
         session_id, page = await self._session(person, task_id, "/checkout")
