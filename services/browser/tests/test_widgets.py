@@ -10,7 +10,7 @@ import pytest
 from aiohttp import web
 
 from nod.browser.v1 import browser_pb2 as pb
-from nodtest.browser import browser_open, field_ref
+from nodtest.browser import browser_open, field_ref, poll
 
 from .test_sessions import refused
 
@@ -131,10 +131,15 @@ async def test_a_popup_the_site_opens_is_listed_and_can_be_turned_to(browser_stu
     await browser_stub.Click(
         pb.ClickRequest(session_id=session_id, target=bank), metadata=as_person
     )
-    # The popup arrives as the page settles: read once it has.
-    settled = await browser_stub.ReadPage(
-        pb.ReadPageRequest(session_id=session_id, settle=True), metadata=as_person
-    )
+
+    # The popup arrives as the page settles; on a loaded machine, a while after.
+    async def with_popup():
+        read = await browser_stub.ReadPage(
+            pb.ReadPageRequest(session_id=session_id, settle=True), metadata=as_person
+        )
+        return read if len(read.page.pages) > 1 else None
+
+    settled = await poll(with_popup, timeout_s=20, what="the bank's popup")
 
     assert [(p.page_id, p.current) for p in settled.page.pages] == [("p0", True), ("p1", False)]
     assert settled.page.pages[1].opener_page_id == "p0"

@@ -53,10 +53,6 @@ async def ha_database():
         await asyncio.to_thread(ha.stop)
 
 
-async def as_awaitable(value: bool) -> bool:
-    return value
-
-
 async def watch_health(address: str, seen: list[str], stop: asyncio.Event) -> None:
     """Every status health answers, in order, repeats left out."""
     async with open_channel(address) as channel:
@@ -116,16 +112,14 @@ async def test_a_primary_killed_mid_storm_loses_and_doubles_no_grant(
             await one_operation()
 
     async def failover() -> None:
-        await poll(
-            lambda: as_awaitable(tally.operations >= BEFORE_KILL), timeout_s=120, what="claims"
-        )
+        await poll(lambda: tally.operations >= BEFORE_KILL, timeout_s=120, what="claims")
         killed_at.append(time.monotonic())
         killed = await asyncio.to_thread(ha.kill_leader)
         await ha.wait_for(
             lambda c: HaPostgres.leader_of(c) not in ("", killed), 60, "a standby promoted"
         )
         await poll(
-            lambda: as_awaitable(len(granted_after_kill) >= AFTER_RECOVERY),
+            lambda: len(granted_after_kill) >= AFTER_RECOVERY,
             timeout_s=120,
             what=f"{AFTER_RECOVERY} claims granted after the failover",
         )
@@ -135,7 +129,7 @@ async def test_a_primary_killed_mid_storm_loses_and_doubles_no_grant(
     try:
         await asyncio.gather(failover(), *(caller() for _ in range(CALLERS)))
         # Health is back to SERVING by itself.
-        await poll(lambda: as_awaitable(health[-1:] == ["SERVING"]), timeout_s=30, what="SERVING")
+        await poll(lambda: health[-1:] == ["SERVING"], timeout_s=30, what="SERVING")
     finally:
         done.set()
         await asyncio.gather(renewing, watching, return_exceptions=True)

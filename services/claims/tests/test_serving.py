@@ -12,6 +12,7 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from nod.claims.v1 import claims_pb2 as pb
 from nod.claims.v1 import claims_pb2_grpc
 from nodkit.client import open_channel
+from nodtest.browser import poll
 from nodtest.database import create_test_database, drop_test_database, migration_drift
 from nodtest.processes import ServiceProcess, free_port, run_migrate, wait_until_serving
 from nodtest.rpc import expect_error
@@ -51,7 +52,12 @@ async def test_not_serving_until_migrated_then_serving(service_env, as_person, t
                 grpc.StatusCode.UNAVAILABLE,
                 reason="NOT_READY",
             )
-            assert "migrations.behind" in process.log_text()
+            # Said as the process starts waiting, which may come after health answers.
+            await poll(
+                lambda: "migrations.behind" in process.log_text(),
+                timeout_s=30,
+                what="the log to say the migrations are behind",
+            )
 
             run_migrate("nod_claims", env)
             await wait_until_serving(f"127.0.0.1:{port}", timeout_s=20)
@@ -105,10 +111,18 @@ async def test_calls_are_counted_and_only_failed_or_slow_ones_logged_at_info(
         claims_stub.GetClaim(pb.GetClaimRequest(claim_id="nope"), metadata=as_person),
         grpc.StatusCode.INVALID_ARGUMENT,
     )
-    after = metrics.totals()
-    counts = {key: after[key] - before.get(key, 0) for key in after}
+    failed = "/nod.claims.v1.ClaimsService/GetClaim INVALID_ARGUMENT"
+
+    async def counted():
+        # A call is counted once its handler is done, which may be just
+        # after its caller has the answer.
+        after = metrics.totals()
+        counts = {key: after[key] - before.get(key, 0) for key in after}
+        return counts if counts.get(failed) else None
+
+    counts = await poll(counted, timeout_s=10, what="the failed call counted")
     assert counts["/nod.claims.v1.VaultService/ListItems OK"] >= 1
-    assert counts["/nod.claims.v1.ClaimsService/GetClaim INVALID_ARGUMENT"] == 1
+    assert counts[failed] == 1
     logged = [line for line in log_tee.lines if '"rpc.call"' in line]
     assert any("GetClaim" in line and "INVALID_ARGUMENT" in line for line in logged)
     assert not any("ListItems" in line and '"OK"' in line for line in logged)

@@ -3,6 +3,7 @@ end-to-end suite share: drive a runner the way the tasks service does.
 gRPC only; no service's code (each suite starts its own runner)."""
 
 import asyncio
+import inspect
 import uuid
 
 from nod.browser.v1 import browser_pb2 as pb
@@ -76,10 +77,13 @@ async def claims_of_task(claims_stub, meta, task_id: str = "task-1"):
 
 
 async def poll(check, *, timeout_s: float = 10.0, what: str = "condition"):
-    """Awaits `check()` until it returns something truthy, or fails the test."""
+    """Calls `check()` (awaiting it when it is a coroutine function) until it
+    returns something truthy, or fails the test."""
     deadline = asyncio.get_running_loop().time() + timeout_s
     while True:
-        result = await check()
+        result = check()
+        if inspect.isawaitable(result):
+            result = await result
         if result:
             return result
         if asyncio.get_running_loop().time() > deadline:
