@@ -8,6 +8,7 @@ goes on in the new one, and anything that needed the old page says so."""
 from collections.abc import Awaitable, Callable
 from urllib.parse import urlsplit
 
+from nod_tasks.adapters.browser import SESSION_NOT_FOUND
 from nod_tasks.app.tools.base import Arguments, StepContext
 from nod_tasks.domain import orders, steps
 from nod_tasks.domain.pages import Page
@@ -15,7 +16,8 @@ from nod_tasks.domain.results import PageShown
 from nod_tasks.domain.steps import StepEnd
 from nodkit.client import NodRpcError
 
-LOST_SESSION = "SESSION_NOT_FOUND"
+# The browser's reason for a session it doesn't have (or whose replica is gone).
+LOST_SESSION = SESSION_NOT_FOUND
 NEW_SESSION = (
     "the browser session was gone (nod restarted or the task was stopped); a new one is open"
 )
