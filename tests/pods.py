@@ -3,7 +3,9 @@ the image's ENV, ENTRYPOINT and CMD (read from its Dockerfile; /opt/nod is
 the service's venv built from its wheels), then the ConfigMap (envFrom) and
 the container's own env, the container's args, Secret and emptyDir mounts
 as folders under a scratch root, and every port rewritten to a free one on
-loopback (a listener, a peer's Service address, a probe)."""
+loopback (a listener, a peer's Service address or a StatefulSet pod's own
+DNS name, a probe). A Deployment is one pod here; a StatefulSet is every pod
+its replicas make, since each is called by its own name."""
 
 import json
 import pathlib
@@ -13,7 +15,7 @@ import socket
 from dataclasses import dataclass, field
 from typing import Any
 
-from scripts.nodeploy.manifests import Manifest, find
+from scripts.nodeploy.manifests import Manifest, find, ordinals
 
 from .wheelhouse import REPOSITORY, Installed
 
@@ -66,15 +68,20 @@ def free_port() -> int:
 
 @dataclass
 class Pod:
-    """One pod of a Deployment or a Job, laid out under `root`."""
+    """One pod of a Deployment, a StatefulSet or a Job, laid out under `root`."""
 
     manifest: Manifest
     root: pathlib.Path
     ports: dict[int, int] = field(default_factory=dict)  # containerPort -> loopback port
+    ordinal: int = 0  # a StatefulSet's: the pod's name ends with it
 
     @property
     def name(self) -> str:
-        return f"{self.manifest['metadata']['name']}-0"
+        return f"{self.manifest['metadata']['name']}-{self.ordinal}"
+
+    @property
+    def labels(self) -> dict[str, str]:
+        return self.manifest["spec"]["template"]["metadata"].get("labels", {})
 
     @property
     def spec(self) -> dict[str, Any]:
@@ -140,9 +147,10 @@ class Pod:
         return value
 
     def environment(
-        self, manifests: list[Manifest], installed: Installed, services: dict[str, "Pod"]
+        self, manifests: list[Manifest], installed: Installed, pods: dict[str, "Pod"]
     ) -> dict[str, str]:
-        """The image's ENV, then envFrom, then env, as the kubelet orders them."""
+        """The image's ENV, then envFrom, then env, as the kubelet orders them.
+        `pods`: every pod started here, by name, which addresses land on."""
         env = dict(self.image.env)
         for source in self.container.get("envFrom", []):
             config = find(manifests, "ConfigMap", source["configMapRef"]["name"])
@@ -159,12 +167,11 @@ class Pod:
                 env[key] = ":".join(self.rewrite_path(part, installed) for part in value.split(":"))
                 continue
             env[key] = self.rewrite_path(value, installed)
-            host, _, port = value.rpartition(":")
+            _, _, port = value.rpartition(":")
             if key.endswith("_LISTEN") and port.isdigit() and int(port) in self.ports:
                 env[key] = f"127.0.0.1:{self.ports[int(port)]}"
-            elif key.endswith("_ADDR") and (service := host.removeprefix("dns:///")) in services:
-                # Every pod behind the Service: here, its one pod.
-                env[key] = f"127.0.0.1:{service_port(manifests, services, service, int(port))}"
+            elif key.endswith("_ADDR") and (landed := on_loopback(manifests, pods, value)):
+                env[key] = landed
         return env
 
     def command(self, env: dict[str, str]) -> list[str]:
@@ -177,14 +184,78 @@ class Pod:
         return [found, *words[1:]]
 
 
-def service_port(
-    manifests: list[Manifest], pods: dict[str, Pod], service_name: str, port: int
-) -> int:
-    """Where `service_name:port` lands: the Service's targetPort on the pod
-    its selector picks, as a loopback port."""
-    service = find(manifests, "Service", service_name)
-    (target,) = [p for p in service["spec"]["ports"] if p["port"] == port]
-    pod = pods[service_name]
-    labels = pod.manifest["spec"]["template"]["metadata"]["labels"]
-    assert service["spec"]["selector"].items() <= labels.items(), service_name
-    return pod.loopback(target.get("targetPort", port))
+def pods_of(workload: Manifest, root: pathlib.Path) -> list[Pod]:
+    """The pods a Deployment or a StatefulSet makes, here, each under
+    root/<pod name>: a Deployment's one (the others are the same pod again);
+    every one of a StatefulSet's, each being called by its own name."""
+    if workload["kind"] == "StatefulSet":
+        name = workload["metadata"]["name"]
+        return [Pod(workload, root / f"{name}-{n}", ordinal=n) for n in ordinals(workload)]
+    return [Pod(workload, root / f"{workload['metadata']['name']}-0")]
+
+
+def services(manifests: list[Manifest]) -> dict[str, Manifest]:
+    return {m["metadata"]["name"]: m for m in manifests if m["kind"] == "Service"}
+
+
+def selected(service: Manifest, pods: dict[str, Pod]) -> list[Pod]:
+    """The pods a Service's selector picks."""
+    selector = service["spec"]["selector"].items()
+    return [pod for pod in pods.values() if selector <= pod.labels.items()]
+
+
+def on_loopback(manifests: list[Manifest], pods: dict[str, Pod], address: str) -> str | None:
+    """An address setting (`host:port`, `dns:///host:port`, or a comma list
+    of them) as the loopback ports it lands on here; None when it names no
+    Service of these manifests. Every host of a list must land: a list half
+    rewritten would send some calls off this machine."""
+    parts = [part.strip() for part in address.split(",")]
+    landed = [land(manifests, pods, part) for part in parts]
+    if all(found is None for found in landed):
+        return None
+    unknown = [part for part, found in zip(parts, landed, strict=True) if found is None]
+    assert not unknown, f"{address}: {unknown} names no Service or pod of these manifests"
+    return ",".join(found for found in landed if found)
+
+
+def land(manifests: list[Manifest], pods: dict[str, Pod], address: str) -> str | None:
+    """One `host:port`: a Service's name (its targetPort on the pods its
+    selector picks: here, one pod, or with dns:/// each of them), or a
+    StatefulSet pod's own name, `<pod>.<governing Service>` (the pod's own
+    port: the name resolves to the pod itself)."""
+    spread = address.startswith("dns:///")
+    host, _, port_text = address.removeprefix("dns:///").rpartition(":")
+    if not port_text.isdigit():
+        return None
+    port = int(port_text)
+    known = services(manifests)
+    if host in known:
+        service = known[host]
+        (target,) = [p for p in service["spec"]["ports"] if p["port"] == port]
+        behind = selected(service, pods)
+        assert behind, f"{address}: Service {host} picks no pod"
+        if not spread:
+            # A virtual IP picks one pod per connection; here, the one pod.
+            assert len(behind) == 1, f"{address}: {len(behind)} pods behind {host}, no dns:///"
+        found = [pod.loopback(target.get("targetPort", port)) for pod in behind]
+        return ",".join(f"127.0.0.1:{loopback}" for loopback in found)
+    pod_name, _, subdomain = host.partition(".")
+    if subdomain not in known:
+        return None
+    service = known[subdomain]
+    assert not spread, f"{address}: one pod's name, given as dns:/// (spread over one pod)"
+    # Only a headless Service that governs a StatefulSet gives its pods names.
+    assert service["spec"].get("clusterIP") == "None", f"{address}: {subdomain} isn't headless"
+    governed = [
+        m for m in manifests if m["kind"] == "StatefulSet" and m["spec"]["serviceName"] == subdomain
+    ]
+    assert governed, f"{address}: Service {subdomain} governs no StatefulSet"
+    pod = pods.get(pod_name)
+    made = [f"{s['metadata']['name']}-{n}" for s in governed for n in ordinals(s)]
+    assert pod is not None and pod_name in made, (
+        f"{address}: {pod_name} is not a pod of {[s['metadata']['name'] for s in governed]},"
+        f" which make {made}"
+    )
+    picked = any(chosen is pod for chosen in selected(service, pods))
+    assert picked, f"{address}: Service {subdomain} doesn't pick {pod_name}"
+    return f"127.0.0.1:{pod.loopback(port)}"

@@ -1,6 +1,7 @@
 """What the Kubernetes manifests say and what the code does can't drift apart:
-every migration Job and every Deployment of deploy/k8s (the base and the
-dev overlay, rendered) runs here as its container would (tests/pods.py:
+every migration Job, every Deployment and every pod of each StatefulSet of
+deploy/k8s (the base and the dev overlay, rendered) runs here as its
+container would (tests/pods.py:
 the image's entrypoint from the service's own wheels, the ConfigMap and the
 container's env, its Secrets as files at the paths it mounts them), and is
 probed the way the kubelet probes it: gRPC health on the probe's port and
@@ -20,9 +21,9 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from nodkit.crypto import new_key_setting
 from nodkit.settings import ServiceSettings
 from nodtest.database import create_test_database, drop_test_database
-from scripts.nodeploy.manifests import Manifest, render
+from scripts.nodeploy.manifests import Manifest, find, ordinals, render
 
-from .pods import Pod
+from .pods import Pod, pods_of
 from .wheelhouse import REPOSITORY, Running, run_once, start
 
 pytestmark = pytest.mark.slow
@@ -39,6 +40,12 @@ def of_kind(manifests: list[Manifest], kind: str) -> list[Manifest]:
     return [m for m in manifests if m["kind"] == kind]
 
 
+def workloads(manifests: list[Manifest]) -> dict[str, Manifest]:
+    """The services' and the gateway's: Deployments and StatefulSets, by name."""
+    found = of_kind(manifests, "Deployment") + of_kind(manifests, "StatefulSet")
+    return {workload["metadata"]["name"]: workload for workload in found}
+
+
 def secrets_for(database_url: str) -> dict[str, dict[str, str]]:
     """The Secrets docs/DEPLOYING.md tells an operator to create, by name and key."""
     tokens = ",".join(f"{name}:{name}-token-{'x' * 24}" for name in CALLERS)
@@ -49,20 +56,6 @@ def secrets_for(database_url: str) -> dict[str, dict[str, str]]:
     for name in ["claims", "approvals", "payments", "tasks", "gateway"]:
         secrets[f"nod-{name}-database"] = {"url": database_url}
     return secrets
-
-
-def pods_behind_services(manifests: list[Manifest], pods: dict[str, Pod]) -> dict[str, Pod]:
-    """Service name -> the Deployment's pod its selector picks."""
-    behind = {}
-    for service in of_kind(manifests, "Service"):
-        selector = service["spec"]["selector"].items()
-        (pod,) = [
-            pod
-            for pod in pods.values()
-            if selector <= pod.manifest["spec"]["template"]["metadata"]["labels"].items()
-        ]
-        behind[service["metadata"]["name"]] = pod
-    return behind
 
 
 async def passes(pod: Pod, probe: dict) -> bool:
@@ -123,23 +116,25 @@ async def test_every_pod_starts_as_its_manifest_says_and_passes_its_probes(
     manifests = render(KUSTOMIZATIONS[kustomization])
     database_url = create_test_database()
     secrets = secrets_for(database_url)
-    deployments = of_kind(manifests, "Deployment")
-    pods = {d["metadata"]["name"]: Pod(d, tmp_path / d["metadata"]["name"]) for d in deployments}
+    pods = {
+        pod.name: pod
+        for workload in workloads(manifests).values()
+        for pod in pods_of(workload, tmp_path)
+    }
     for pod in pods.values():
         pod.allocate_ports()
-    services = pods_behind_services(manifests, pods)
     running = {}
     try:
         for job in of_kind(manifests, "Job"):
             pod = Pod(job, tmp_path / job["metadata"]["name"])
             installed = await asyncio.to_thread(wheelhouse.install, pod.image.package)
             pod.lay_out(secrets)
-            env = pod.environment(manifests, installed, services)
+            env = pod.environment(manifests, installed, pods)
             await asyncio.to_thread(run_once, pod.command(env), env, pod.root)
         for name, pod in pods.items():
             installed = await asyncio.to_thread(wheelhouse.install, pod.image.package)
             pod.lay_out(secrets)
-            env = pod.environment(manifests, installed, services)
+            env = pod.environment(manifests, installed, pods)
             process = start(pod.command(env), env, pod.root, pod.root / "log")
             running[name] = (pod, env, process)
         for pod, _, process in running.values():
@@ -163,18 +158,20 @@ async def test_every_pod_starts_as_its_manifest_says_and_passes_its_probes(
 def test_the_manifests_hold_what_the_services_need(kustomization):
     """What a pod can't show by answering its probes."""
     manifests = render(KUSTOMIZATIONS[kustomization])
-    deployments = {d["metadata"]["name"]: d for d in of_kind(manifests, "Deployment")}
-    assert set(deployments) == {f"nod-{name}" for name in CALLERS}
+    by_name = workloads(manifests)
+    assert set(by_name) == {f"nod-{name}" for name in CALLERS}
+    # The browser alone is a StatefulSet (its replicas are called one by one).
+    stateful = {name for name, workload in by_name.items() if workload["kind"] == "StatefulSet"}
+    assert stateful == {"nod-browser"}
     jobs = {j["metadata"]["name"] for j in of_kind(manifests, "Job")}
     assert jobs == {f"nod-{name}-migrate" for name in CALLERS if name != "browser"}
     budgets = {p["metadata"]["name"] for p in of_kind(manifests, "PodDisruptionBudget")}
-    assert budgets == set(deployments)
-    for name, deployment in deployments.items():
-        pod = Pod(deployment, pathlib.Path("/nowhere"))
-        replicas = deployment["spec"]["replicas"]
-        if kustomization == "base":
-            # The browser's sessions live in one replica's memory.
-            assert replicas == (1 if name == "nod-browser" else 2), name
+    assert budgets == set(by_name)
+    for name, workload in by_name.items():
+        pod = Pod(workload, pathlib.Path("/nowhere"))
+        replicas = workload["spec"]["replicas"]
+        # Two of each in the base; the dev overlay keeps one of everything.
+        assert replicas == (2 if kustomization == "base" else 1), name
         container = pod.container
         env = {variable["name"]: variable for variable in container["env"]}
         assert env["NOD_INSTANCE_ID"]["valueFrom"]["fieldRef"]["fieldPath"] == "metadata.name"
@@ -187,7 +184,7 @@ def test_the_manifests_hold_what_the_services_need(kustomization):
         # Prometheus finds the pod by its annotations and scrapes the port
         # the service serves /metrics on.
         metrics_port = pod.port_number("metrics")
-        annotations = deployment["spec"]["template"]["metadata"]["annotations"]
+        annotations = workload["spec"]["template"]["metadata"]["annotations"]
         assert annotations["prometheus.io/scrape"] == "true", name
         assert annotations["prometheus.io/port"] == str(metrics_port), name
         assert annotations["prometheus.io/path"] == "/metrics", name
@@ -197,3 +194,46 @@ def test_the_manifests_hold_what_the_services_need(kustomization):
             if variable["name"].endswith("_FILE"):
                 mount = pathlib.PurePosixPath(variable["value"]).parent
                 assert "secret" in pod.mounts()[str(mount)], variable
+
+
+@pytest.mark.parametrize("kustomization", list(KUSTOMIZATIONS))
+def test_each_browser_replica_is_listed_by_its_stable_address(kustomization):
+    """A session lives in one browser replica's Chromium, so the tasks
+    service calls each replica by its own name: NOD_BROWSER_ADDR lists every
+    pod of the StatefulSet, `<statefulset>-<ordinal>.<serviceName>:<grpc port>`,
+    as many as it has replicas, and nothing else."""
+    manifests = render(KUSTOMIZATIONS[kustomization])
+    browser = find(manifests, "StatefulSet", "nod-browser")
+    spec = browser["spec"]
+    assert spec["podManagementPolicy"] == "Parallel"
+    labels = spec["template"]["metadata"]["labels"]
+    assert spec["selector"]["matchLabels"].items() <= labels.items()
+    # The governing Service: headless (so each pod has a DNS name), listing
+    # ready pods only, and picking these pods.
+    service = find(manifests, "Service", spec["serviceName"])
+    assert service["spec"].get("clusterIP") == "None"
+    assert service["spec"].get("publishNotReadyAddresses", False) is False
+    assert service["spec"]["selector"].items() <= labels.items()
+    # Each replica's boot settles its own records: its instance id is its
+    # pod's name, which the StatefulSet keeps.
+    pod = Pod(browser, pathlib.Path("/nowhere"))
+    env = {variable["name"]: variable for variable in pod.container["env"]}
+    assert env["NOD_INSTANCE_ID"]["valueFrom"]["fieldRef"]["fieldPath"] == "metadata.name"
+    grpc_port = pod.port_number("grpc")
+    config = find(manifests, "ConfigMap", "nod-config")["data"]
+    assert config["NOD_BROWSER_LISTEN"] == f"0.0.0.0:{grpc_port}"
+    addresses = [address.strip() for address in config["NOD_BROWSER_ADDR"].split(",")]
+    assert len(addresses) == spec["replicas"], addresses
+    name, governing = browser["metadata"]["name"], spec["serviceName"]
+    expected = [f"{name}-{ordinal}.{governing}:{grpc_port}" for ordinal in ordinals(browser)]
+    assert addresses == expected
+    # The tasks service, which calls the browser, is let through to that port.
+    policy = find(manifests, "NetworkPolicy", name)
+    callers = [
+        peer["podSelector"]["matchLabels"]["app.kubernetes.io/name"]
+        for rule in policy["spec"]["ingress"]
+        if {"port": grpc_port} in rule.get("ports", [])
+        for peer in rule.get("from", [])
+        if "podSelector" in peer
+    ]
+    assert "nod-tasks" in callers

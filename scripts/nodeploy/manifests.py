@@ -110,6 +110,14 @@ def containers(manifests: list[Manifest]) -> list[dict[str, Any]]:
     return [c for m in manifests if (spec := pod_spec(m)) for c in spec["containers"]]
 
 
+def ordinals(statefulset: Manifest) -> range:
+    """A StatefulSet's pods' ordinals: pod `<name>-<ordinal>`, from
+    spec.ordinals.start (0 unless set), one per replica (1 unless set)."""
+    spec = statefulset["spec"]
+    start = spec.get("ordinals", {}).get("start", 0)
+    return range(start, start + spec.get("replicas", 1))
+
+
 def find(manifests: list[Manifest], kind: str, name: str) -> Manifest:
     for manifest in manifests:
         if manifest["kind"] == kind and manifest["metadata"]["name"] == name:

@@ -69,12 +69,20 @@ async def test_health_shows_every_service_serving_and_its_build(nodctl, system):
     assert table.out.splitlines()[0].split() == ["service", "address", "status", "version", "api"]
 
 
-async def test_health_exits_non_zero_when_a_service_does_not_answer(nodctl, operator_env):
-    nowhere = {**operator_env, "NOD_BROWSER_ADDR": f"127.0.0.1:{free_port()}"}
-    shown = await nodctl("health", "--json", env=nowhere)
+async def test_health_asks_each_listed_replica_and_fails_when_one_does_not_answer(
+    nodctl, operator_env
+):
+    # As a StatefulSet's replicas are listed: by name, each its own row.
+    live = operator_env["NOD_BROWSER_ADDR"]
+    gone = f"localhost:{free_port()}"
+    two_replicas = {**operator_env, "NOD_BROWSER_ADDR": f"{live},{gone}"}
+    shown = await nodctl("health", "--json", env=two_replicas)
     assert shown.code == 1
-    found = {row["service"]: row["status"] for row in json.loads(shown.out)}
-    assert found["browser"].startswith("UNREACHABLE") and found["claims"] == "SERVING"
+    rows = json.loads(shown.out)
+    browser = {row["address"]: row["status"] for row in rows if row["service"] == "browser"}
+    assert browser[live] == "SERVING"
+    assert browser[gone].startswith("UNREACHABLE"), browser
+    assert next(row for row in rows if row["service"] == "claims")["status"] == "SERVING"
 
 
 # --- uncertain, task, resolve ---------------------------------------------

@@ -72,9 +72,18 @@ def gateway_health(settings: NodctlSettings) -> Health:
         return Health("gateway", base, f"UNREACHABLE ({reason})")
 
 
+def replicas(address: str) -> list[str]:
+    """Each replica a comma list names, asked one by one (the browser's list
+    names replicas that each hold their own sessions; a list of another's,
+    replicas that should all be SERVING); any other address as given."""
+    return [part.strip() for part in address.split(",") if part.strip()]
+
+
 async def check(settings: NodctlSettings) -> list[Health]:
     services = [
-        service_health(settings, name, address) for name, address in settings.addresses().items()
+        service_health(settings, name, replica)
+        for name, address in settings.addresses().items()
+        for replica in replicas(address)
     ]
     gateway = asyncio.to_thread(gateway_health, settings)
     return list(await asyncio.gather(*services, gateway))
