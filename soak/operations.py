@@ -2,13 +2,16 @@
 its MarkSubmitted, a saved login entered on the demo shop, an app action
 proposed and said yes to, a card payment on the demo shop. A call that ends
 without a definite answer (UNAVAILABLE, DEADLINE_EXCEEDED: a service was
-killed under it) is resent once, unchanged, once the service is back, as a
-client does after a lost answer; the resend must find the first record.
+killed under it, a database failed over) is resent unchanged, as a client
+does after a lost answer: once, or for as long as the Operations are told
+(a failover takes seconds). Every resend must find the first record.
 
 Each operation returns its Outcome; what the outside world received is
 counted by the demo shop and demo app, and checked in mixed_load."""
 
 import asyncio
+import random
+import time
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -36,6 +39,7 @@ MAY_HAVE_HAPPENED = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEE
 CALL_TIMEOUT_S = 20.0
 SECURITY_CODE = "737"
 T = TypeVar("T")
+BrowserStub = browser_pb2_grpc.BrowserServiceStub
 
 
 class Outcome(StrEnum):
@@ -62,8 +66,12 @@ SETTLE_TRIES = 30
 
 
 class Operations:
-    def __init__(self, system: System) -> None:
+    def __init__(self, system: System, resend_window_s: float = 1.0) -> None:
         self.system = system
+        self.resend_window_s = resend_window_s
+        # Calls whose answer was lost (a replica or the database went away
+        # under them): each "may have happened", and was resent unchanged.
+        self.answers_lost = 0
         self.claims = claims_pb2_grpc.ClaimsServiceStub(open_channel(system.address("claims")))
         self.vault = claims_pb2_grpc.VaultServiceStub(open_channel(system.address("claims")))
         self.approvals = approvals_pb2_grpc.ApprovalsServiceStub(
@@ -72,7 +80,12 @@ class Operations:
         self.payments = payments_pb2_grpc.PaymentsServiceStub(
             open_channel(system.address("payments"))
         )
-        self.browser = browser_pb2_grpc.BrowserServiceStub(open_channel(system.address("browser")))
+        # A session lives in one runner's Chromium: each session's calls go
+        # to the replica that opened it, one picked at random per session.
+        self.browsers = [
+            browser_pb2_grpc.BrowserServiceStub(open_channel(address))
+            for address in system.addresses("browser")
+        ]
         self.grants: dict[str, int] = {}
 
     async def person(self) -> Person:
@@ -112,19 +125,22 @@ class Operations:
         return Person(name, meta, login.item.id, card.item.id, account.account.id)
 
     async def call(self, make: Callable[[], Awaitable[T]]) -> T:
-        """One call, resent once, unchanged, after an answer that was lost."""
-        try:
-            return await make()
-        except grpc.aio.AioRpcError as error:
-            if error.code() not in MAY_HAVE_HAPPENED:
-                raise
-        await asyncio.sleep(1.0)  # a killed service is starting again meanwhile
-        try:
-            return await make()
-        except grpc.aio.AioRpcError as error:
-            if error.code() in MAY_HAVE_HAPPENED:
-                raise Unknown(error.code().name) from None
-            raise
+        """One call, resent unchanged after an answer that was lost, a
+        second apart (a killed service is starting again meanwhile), for
+        resend_window_s: by default once."""
+        gave_up_at = None
+        while True:
+            try:
+                return await make()
+            except grpc.aio.AioRpcError as error:
+                if error.code() not in MAY_HAVE_HAPPENED:
+                    raise
+                self.answers_lost += 1
+                now = time.monotonic()
+                gave_up_at = gave_up_at or now + self.resend_window_s
+                if now >= gave_up_at:
+                    raise Unknown(error.code().name) from None
+            await asyncio.sleep(1.0)
 
     def _granted(self, operation_id: str, reply: claims.ClaimResponse) -> None:
         if reply.granted and reply.secret_fields:
@@ -159,11 +175,12 @@ class Operations:
         return Outcome.OK
 
     async def _session(self, person: Person, task_id: str, path: str):
-        opened = await self.browser.OpenSession(
+        runner = random.choice(self.browsers)
+        opened = await runner.OpenSession(
             browser.OpenSessionRequest(task_id=task_id), metadata=person.meta, timeout=30
         )
         try:
-            page = await self.browser.Navigate(
+            page = await runner.Navigate(
                 browser.NavigateRequest(
                     session_id=opened.session_id, url=f"{self.system.shop.url}{path}"
                 ),
@@ -172,13 +189,13 @@ class Operations:
             )
         except grpc.aio.AioRpcError:
             # Closed, or the runner's session limit fills with pages nobody uses.
-            await self._close(person, opened.session_id)
+            await self._close(runner, person, opened.session_id)
             raise
-        return opened.session_id, page.page
+        return runner, opened.session_id, page.page
 
-    async def _close(self, person: Person, session_id: str) -> None:
+    async def _close(self, runner: BrowserStub, person: Person, session_id: str) -> None:
         try:
-            await self.browser.CloseSession(
+            await runner.CloseSession(
                 browser.CloseSessionRequest(session_id=session_id), metadata=person.meta, timeout=10
             )
         except grpc.aio.AioRpcError:
@@ -186,7 +203,7 @@ class Operations:
 
     async def entry(self, person: Person) -> Outcome:
         """A saved login typed into the shop's sign-in form."""
-        session_id, page = await self._session(person, "soak-entries", "/login")
+        runner, session_id, page = await self._session(person, "soak-entries", "/login")
         try:
             request = enter_request(
                 session_id,
@@ -196,11 +213,11 @@ class Operations:
                 control_ref(page, "Sign in"),
             )
             reply = await self.call(
-                lambda: self.browser.EnterPrivate(request, metadata=person.meta, timeout=40)
+                lambda: runner.EnterPrivate(request, metadata=person.meta, timeout=40)
             )
             return Outcome.OK if reply.entered else Outcome.FAILED
         finally:
-            await self._close(person, session_id)
+            await self._close(runner, person, session_id)
 
     async def decision(self, person: Person) -> Outcome:
         """An app action proposed, said yes to, and waited for."""
@@ -289,7 +306,7 @@ class Operations:
             await asyncio.sleep(2.0)
 
     async def _enter_card(self, person, payment_id, started, code_id, task_id) -> Outcome:
-        session_id, page = await self._session(person, task_id, "/checkout")
+        runner, session_id, page = await self._session(person, task_id, "/checkout")
         try:
             request = enter_request(
                 session_id,
@@ -306,10 +323,10 @@ class Operations:
                 companion_entry_id=code_id,
             )
             entered = await self.call(
-                lambda: self.browser.EnterPrivate(request, metadata=person.meta, timeout=40)
+                lambda: runner.EnterPrivate(request, metadata=person.meta, timeout=40)
             )
         finally:
-            await self._close(person, session_id)
+            await self._close(runner, person, session_id)
         if not entered.entered:
             return Outcome.FAILED
         submitted = payments.RecordSubmittedRequest(

@@ -1,7 +1,10 @@
 """`make soak`: the deep tier. Runs the fault tests deeper than `make test`
 does (every fault point with every action, three times over, the dependency storms and the
-state machines at NOD_SOAK_SCALE times their size), then the mixed load
-with a kill every 30 seconds, and prints one table of what they did.
+state machines at NOD_SOAK_SCALE times their size), then the mixed load on
+two replicas of every service (soak/mixed_load.py) three ways: a replica
+SIGKILLed every 30 seconds (load), rolling restarts of every replica
+(rolling), and the primary of a highly available PostgreSQL killed
+(failover); and prints one table of what they did.
 
 Each part's tests add their figures to a JSON-lines report
 (nodtest.soak_report); the mixed load prints its own. Exit status: 0 only
@@ -9,7 +12,8 @@ when every part passed with no duplicate, nothing RUNNING left and no
 canary found.
 
 On a 2-core machine the whole takes hours. NOD_SOAK_PARTS runs some of it
-(any of faults, storms, machines, load; all by default), and
+(any of faults, storms, machines, load, rolling, failover; all by
+default), and
 NOD_SOAK_REPORT_FILE keeps the report in a file of your choosing: runs of
 different parts into the same file print one table of everything so far."""
 
@@ -37,7 +41,9 @@ MACHINES = ["-m", "state_machine"]
 XDIST = ["-n", "3", "--dist", "loadscope"]
 
 
-PARTS = ("faults", "storms", "machines", "load")
+PARTS = ("faults", "storms", "machines", "load", "rolling", "failover")
+# The mixed load's parts, each under its fault (soak/faults.py).
+LOAD_FAULTS = {"load": "kill", "rolling": "roll", "failover": "failover"}
 
 
 def chosen_parts() -> set[str]:
@@ -102,10 +108,15 @@ def _report_fault_point_cases(name: str, results: pathlib.Path, report: pathlib.
         file.write(json.dumps(line) + "\n")
 
 
-def run_mixed_load(report: pathlib.Path) -> bool:
-    print("== mixed load", flush=True)
+def run_mixed_load(report: pathlib.Path, fault: str) -> bool:
+    print(f"== mixed load, {fault}", flush=True)
     done = subprocess.run(
-        [PY, "-m", "soak.mixed_load"], cwd=ROOT, capture_output=True, text=True, check=False
+        [PY, "-m", "soak.mixed_load"],
+        cwd=ROOT,
+        env={**os.environ, "NOD_SOAK_FAULT": fault},
+        capture_output=True,
+        text=True,
+        check=False,
     )
     sys.stderr.write(done.stderr)
     lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
@@ -148,8 +159,9 @@ def main() -> int:
         report = pathlib.Path(kept).resolve() if kept else pathlib.Path(scratch) / "soak.jsonl"
         report.touch()
         passed = [run_tests(name, sel, env, report) for name, sel, env in parts(chosen)]
-        if "load" in chosen:
-            passed.append(run_mixed_load(report))
+        for part, fault in LOAD_FAULTS.items():
+            if part in chosen:
+                passed.append(run_mixed_load(report, fault))
         print(table(report))
     print(
         f"make soak ({', '.join(p for p in PARTS if p in chosen)}):",

@@ -16,17 +16,15 @@ import asyncio
 import time
 import uuid
 
-import grpc
 import psycopg
 import pytest
-from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from nod.claims.v1 import claims_pb2 as pb
 from nod_claims import MIGRATIONS
-from nodkit.client import open_channel
 from nodtest.browser import poll
 from nodtest.claims import put_login
 from nodtest.ha_postgres import HaPostgres
+from nodtest.health import watch_health
 from nodtest.storms import StormTally, until_answered
 
 from .support import ClaimCaller, claim_request, live_holder
@@ -51,21 +49,6 @@ async def ha_database():
         yield ha, database
     finally:
         await asyncio.to_thread(ha.stop)
-
-
-async def watch_health(address: str, seen: list[str], stop: asyncio.Event) -> None:
-    """Every status health answers, in order, repeats left out."""
-    async with open_channel(address) as channel:
-        stub = health_pb2_grpc.HealthStub(channel)
-        while not stop.is_set():
-            try:
-                reply = await stub.Check(health_pb2.HealthCheckRequest(), timeout=1)
-                status = health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status)
-            except grpc.aio.AioRpcError as error:
-                status = error.code().name
-            if not seen or seen[-1] != status:
-                seen.append(status)
-            await asyncio.sleep(0.1)
 
 
 @pytest.mark.timeout(300)
