@@ -50,6 +50,9 @@ STILL_RUNNING = {
     "claims": "SELECT count(*) FROM claims.claims WHERE state = 'running'",
     "executions": "SELECT count(*) FROM approvals.executions WHERE state = 'running'",
     "payments": "SELECT count(*) FROM payments.payments WHERE state = 'running'",
+    # A task's end is its own: queued or running, it is still going.
+    "tasks": "SELECT count(*) FROM tasks.tasks WHERE state IN ('queued', 'running')",
+    "steps": "SELECT count(*) FROM tasks.steps WHERE state = 'running'",
 }
 # The instance each record ended UNCERTAIN by a boot belongs to: the runner
 # holding a claim, the approvals replica sending an action, the payments
@@ -70,7 +73,7 @@ ENDED_BY_A_BOOT = {
         PAYMENT_RESTARTED,
     ),
 }
-WORKERS = ("claim", "claim", "entry", "decision", "payment")
+WORKERS = ("claim", "claim", "entry", "decision", "payment", "purchase")
 
 
 class MixedLoad:
@@ -164,8 +167,10 @@ class MixedLoad:
             async def count(query: str) -> int:
                 return (await (await conn.execute(query)).fetchone())[0]
 
+            # The claim workers' saved logins are never entered on the shop.
             entry_claims = await count(
-                "SELECT count(*) FROM claims.claims WHERE task_id = 'soak-entries'"
+                "SELECT count(*) FROM claims.claims"
+                " WHERE kind = 'saved_login' AND task_id <> 'soak-claims'"
             )
             card_claims = await count("SELECT count(*) FROM claims.claims WHERE kind = 'card'")
         shop = self.system.shop.state.snapshot()["counts"]

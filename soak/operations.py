@@ -1,6 +1,8 @@
 """The soak's operations, each the way a client of nod makes it: a claim and
 its MarkSubmitted, a saved login entered on the demo shop, an app action
-proposed and said yes to, a card payment on the demo shop. A call that ends
+proposed and said yes to, a card payment on the demo shop, and the demo
+shop's desk lamp bought by a task (the tasks service's scripted planner),
+the person answering it as the web page lets them. A call that ends
 without a definite answer (UNAVAILABLE, DEADLINE_EXCEEDED: a service was
 killed under it, a database failed over) is resent unchanged, as a client
 does after a lost answer: once, or for as long as the Operations are told
@@ -29,6 +31,9 @@ from nod.claims.v1 import claims_pb2 as claims
 from nod.claims.v1 import claims_pb2_grpc
 from nod.payments.v1 import payments_pb2 as payments
 from nod.payments.v1 import payments_pb2_grpc
+from nod.tasks.v1 import tasks_pb2 as tasks
+from nod.tasks.v1 import tasks_pb2_grpc
+from nod_tasks.adapters.models.scripted import DEMO_TASKS
 from nodkit.client import open_channel
 from nodtest.browser import control_ref, enter_request, field_ref
 from nodtest.claims import CANARY_CARD
@@ -63,6 +68,14 @@ class Person:
 
 # How often a cut-off payment's end is sent (2 s apart) before giving up.
 SETTLE_TRIES = 30
+# How long a purchase by a task is followed before it is stopped.
+PURCHASE_S = 120.0
+TASK_ENDS = {
+    tasks.TASK_STATE_DONE,
+    tasks.TASK_STATE_FAILED,
+    tasks.TASK_STATE_STOPPED,
+    tasks.TASK_STATE_INTERRUPTED,
+}
 
 
 class Operations:
@@ -86,6 +99,7 @@ class Operations:
             browser_pb2_grpc.BrowserServiceStub(open_channel(address))
             for address in system.addresses("browser")
         ]
+        self.tasks = tasks_pb2_grpc.TasksServiceStub(open_channel(system.address("tasks")))
         self.grants: dict[str, int] = {}
 
     async def person(self) -> Person:
@@ -336,3 +350,75 @@ class Operations:
             lambda: self.payments.RecordSubmitted(submitted, metadata=person.meta, timeout=20)
         )
         return Outcome.OK
+
+    async def purchase(self, person: Person) -> Outcome:
+        """The desk lamp bought by a task: the person says yes to the payment
+        and types the security code when the task asks, and says Continue
+        once if a restart interrupted it (a person told "check what
+        happened, or say continue" would). DONE is OK; anything else that
+        ends it is FAILED, and a task still going after PURCHASE_S is
+        stopped and UNKNOWN."""
+        start = tasks.StartTaskRequest(text=DEMO_TASKS["buy"], request_id=uuid.uuid4().hex)
+        task = (
+            await self.call(
+                lambda: self.tasks.StartTask(start, metadata=person.meta, timeout=CALL_TIMEOUT_S)
+            )
+        ).task
+        answered: set[str] = set()
+        continued_run = 0  # the run a Continue went on from
+        give_up_at = time.monotonic() + PURCHASE_S
+        while time.monotonic() < give_up_at:
+            task = await self._task(person, task.id)
+            if task.state == tasks.TASK_STATE_INTERRUPTED and not continued_run:
+                again = tasks.ContinueRequest(
+                    task_id=task.id, text="continue", request_id=uuid.uuid4().hex
+                )
+                await self.call(
+                    lambda request=again: self.tasks.Continue(
+                        request, metadata=person.meta, timeout=CALL_TIMEOUT_S
+                    )
+                )
+                continued_run = task.run
+            elif task.state in TASK_ENDS and task.run != continued_run:
+                return Outcome.OK if task.state == tasks.TASK_STATE_DONE else Outcome.FAILED
+            elif task.state == tasks.TASK_STATE_WAITING and task.wait.id not in answered:
+                await self._answer(person, task)
+                answered.add(task.wait.id)
+            await asyncio.sleep(0.3)
+        stop = tasks.StopRequest(task_id=task.id)
+        await self.call(lambda: self.tasks.Stop(stop, metadata=person.meta, timeout=CALL_TIMEOUT_S))
+        return Outcome.UNKNOWN
+
+    async def _task(self, person: Person, task_id: str) -> tasks.Task:
+        get = tasks.GetTaskRequest(task_id=task_id)
+        reply = await self.call(
+            lambda: self.tasks.GetTask(get, metadata=person.meta, timeout=CALL_TIMEOUT_S)
+        )
+        return reply.task
+
+    async def _answer(self, person: Person, task: tasks.Task) -> None:
+        """What the web page sends for what the task waits on: the yes to
+        the payment, or the security code, straight to the vault, and only
+        its id to the task."""
+        if task.wait.kind == tasks.WAIT_KIND_PAYMENT:
+            yes = payments.ConfirmPaymentRequest(
+                payment_id=task.wait.id, decision=payments.DECISION_YES
+            )
+            await self.call(
+                lambda: self.payments.ConfirmPayment(yes, metadata=person.meta, timeout=20)
+            )
+        elif task.wait.form_kind == tasks.FORM_KIND_SECURITY_CODE:
+            code = claims.PutPrivateEntryRequest(
+                task_id=task.id,
+                kind=claims.ENTRY_KIND_SECURITY_CODE,
+                fields={"security_code": SECURITY_CODE},
+            )
+            entry = await self.call(
+                lambda: self.vault.PutPrivateEntry(code, metadata=person.meta, timeout=20)
+            )
+            form = tasks.SubmitPrivateFormRequest(
+                task_id=task.id, form_id=task.wait.id, item_id=entry.id
+            )
+            await self.call(
+                lambda: self.tasks.SubmitPrivateForm(form, metadata=person.meta, timeout=20)
+            )

@@ -1,7 +1,8 @@
-"""The soak's system: claims, approvals, payments and the browser runner as
-processes (as deployed, so they can be SIGKILLed, or stopped with SIGTERM,
-and started again on the same address with the same instance id), each as
-one replica or several on one database, and the demo shop and demo app in
+"""The soak's system: claims, approvals, payments, the browser runner and
+the tasks service (its scripted planner) as processes (as deployed, so they
+can be SIGKILLed, or stopped with SIGTERM, and started again on the same
+address with the same instance id), each as one replica or several on one
+database, and the demo shop and demo app in
 this process as the outside world, counting what they receive.
 
 Callers reach a service's replicas as deployed callers do: one address, or
@@ -27,7 +28,8 @@ from nodkit.client import call_metadata, wait_until_serving
 from nodtest.database import create_test_database, drop_test_database
 from nodtest.processes import Peer
 
-SERVICES = ("claims", "approvals", "payments", "browser")  # claims first: the others call it
+# In the order they start: each after the ones it calls.
+SERVICES = ("claims", "approvals", "payments", "browser", "tasks")
 SHOP_USERNAME = "soak@example.com"
 
 
@@ -74,14 +76,19 @@ class System:
             "NOD_BROWSER_LEASE_RENEW_S": "2",
             "NOD_BROWSER_ACTION_TIMEOUT_S": "5",
             "NOD_BROWSER_ENTRY_TIMEOUT_S": "10",
+            # The scripted planner buys the desk lamp, whatever this shell sets.
+            "NOD_MODEL_URL": "",
+            "NOD_TASKS_LEASE_TTL_S": "6",
+            "NOD_TASKS_SWEEP_INTERVAL_S": "1",
             # What a SIGTERM leaves in-flight calls to finish in, as a pod's
             # grace would (shorter here: a rolling restart is 8 of them).
             "NOD_SHUTDOWN_GRACE_S": "5",
         }
         for name in SERVICES:
             self.peers[name] = await self._start_replicas(name, env)
-            if name == "claims":
-                env["NOD_CLAIMS_ADDR"] = self.address("claims")
+            # As deployed: a comma list that callers spread calls over (the
+            # tasks service routes each browser session to its own replica).
+            env[f"NOD_{name.upper()}_ADDR"] = self.address(name)
         return self
 
     async def _start_replicas(self, name: str, env: dict[str, str]) -> list[Peer]:
