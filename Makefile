@@ -119,6 +119,7 @@ bench: setup
 	$(PY) bench/app_entry_bench.py
 	$(PY) bench/tasks_bench.py
 	$(PY) bench/gateway_bench.py
+	$(PY) bench/memory_bench.py
 
 # Leaves nothing that can't be decrypted: the database make run created is
 # dropped with var/; one it found keeps its vault key (scripts/nodrun/clean.py).
