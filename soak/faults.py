@@ -10,7 +10,8 @@ crashes do to a deployment every day:
   nodtest.ha_postgres) a third of the way through; the services find the
   promoted standby by themselves through their multi-host URL.
 
-Each returns what it did, for the figures."""
+The System counts the kills and restarts; a Failover keeps which member
+was killed and promoted, and what health answered meanwhile."""
 
 import asyncio
 import random

@@ -1,9 +1,9 @@
 """A mixed load under faults: claims, saved logins entered on the demo shop,
-app actions said yes to and card payments run side by side for
-NOD_SOAK_MINUTES (10) on NOD_SOAK_REPLICAS (2) replicas of every service,
-under NOD_SOAK_FAULT (soak/faults.py): a replica SIGKILLed every
-NOD_SOAK_KILL_EVERY_S (30), rolling restarts, or the database's primary
-killed. Then the system settles by itself (boot reconciles, lease sweeps)
+app actions said yes to, card payments and the desk lamp bought by a task
+run side by side for NOD_SOAK_MINUTES (10) on NOD_SOAK_REPLICAS (2) replicas
+of every service, under NOD_SOAK_FAULT (soak/faults.py): a replica
+SIGKILLed every NOD_SOAK_KILL_EVERY_S (30), rolling restarts, or the
+database's primary killed. Then the system settles by itself (boot reconciles, lease sweeps)
 and the promise is checked against the outside world's own counts and the
 records:
 
@@ -80,9 +80,8 @@ class MixedLoad:
     def __init__(self, system: System, seed: int, resend_window_s: float = 1.0) -> None:
         self.system = system
         self.rng = random.Random(seed)
-        random.seed(seed)  # which browser replica each session goes to
         self.outcomes: Counter[tuple[str, str]] = Counter()
-        self.operations = Operations(system, resend_window_s)
+        self.operations = Operations(system, resend_window_s, random.Random(seed))
         # When each claim that ended OK began and ended: the time to recover
         # is to the end of the first one begun after a fault.
         self.claims_ok: list[tuple[float, float]] = []

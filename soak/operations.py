@@ -79,8 +79,14 @@ TASK_ENDS = {
 
 
 class Operations:
-    def __init__(self, system: System, resend_window_s: float = 1.0) -> None:
+    def __init__(
+        self,
+        system: System,
+        resend_window_s: float = 1.0,
+        rng: random.Random | None = None,
+    ) -> None:
         self.system = system
+        self.rng = rng or random.Random()  # which browser replica each session goes to
         self.resend_window_s = resend_window_s
         # Calls whose answer was lost (a replica or the database went away
         # under them): each "may have happened", and was resent unchanged.
@@ -189,7 +195,7 @@ class Operations:
         return Outcome.OK
 
     async def _session(self, person: Person, task_id: str, path: str):
-        runner = random.choice(self.browsers)
+        runner = self.rng.choice(self.browsers)
         opened = await runner.OpenSession(
             browser.OpenSessionRequest(task_id=task_id), metadata=person.meta, timeout=30
         )

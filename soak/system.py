@@ -2,8 +2,8 @@
 the tasks service (its scripted planner) as processes (as deployed, so they
 can be SIGKILLed, or stopped with SIGTERM, and started again on the same
 address with the same instance id), each as one replica or several on one
-database, and the demo shop and demo app in
-this process as the outside world, counting what they receive.
+database, and the demo shop and demo app in this process as the outside
+world, counting what they receive.
 
 Callers reach a service's replicas as deployed callers do: one address, or
 a comma-separated list that nodkit.client spreads calls over (gRPC's
@@ -81,7 +81,7 @@ class System:
             "NOD_TASKS_LEASE_TTL_S": "6",
             "NOD_TASKS_SWEEP_INTERVAL_S": "1",
             # What a SIGTERM leaves in-flight calls to finish in, as a pod's
-            # grace would (shorter here: a rolling restart is 8 of them).
+            # grace would (shorter here: a rolling restart is one per replica).
             "NOD_SHUTDOWN_GRACE_S": "5",
         }
         for name in SERVICES:
@@ -131,17 +131,14 @@ class System:
         self.kills[instance_id] += 1
         return instance_id
 
-    async def restart_each(self, pause_s: float = 1.0) -> list[str]:
+    async def restart_each(self, pause_s: float = 1.0) -> None:
         """A rolling restart: every replica of every service in turn is sent
         SIGTERM (in-flight calls finish within the grace), started again and
         waited for until SERVING before the next one goes."""
-        done = []
         for instance_id in self.instance_ids():
             await self._bounce(instance_id, signal.SIGTERM)
             self.restarts[instance_id] += 1
-            done.append(instance_id)
             await asyncio.sleep(pause_s)
-        return done
 
     async def _bounce(self, instance_id: str, signum: int) -> None:
         peer = self.replica(instance_id)
