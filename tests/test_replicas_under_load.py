@@ -44,10 +44,10 @@ def _the_load_ran(figures: dict, kinds=("claim", "entry", "decision", "payment",
         assert figures["outcomes"].get(f"{kind}:ok", 0) > 0, (kind, figures["outcomes"])
 
 
-async def _kill_some(system: System, load: MixedLoad) -> None:
+async def _kill_some(load: MixedLoad) -> None:
     for _ in range(KILLS):
         await asyncio.sleep(KILL_EVERY_S)
-        await system.kill_one(load.rng)
+        await load.system.kill_one(load.rng)
 
 
 @pytest.mark.timeout(600)
@@ -56,7 +56,7 @@ async def test_two_replicas_of_everything_through_kills_and_a_rolling_restart(tm
     system = await System(tmp_path / "logs", replicas=2).start()
     try:
         load = MixedLoad(system, seed)
-        await load.run(_kill_some(system, load))
+        await load.run(_kill_some(load))
         killed = await load.figures("replicas, SIGKILL", seed)
         print(json.dumps(killed))
         # Only the killed replicas' boots ended anything, and at most what

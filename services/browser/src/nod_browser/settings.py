@@ -49,7 +49,9 @@ class BrowserSettings(ServiceSettings):
     request_timeout_s: float = Field(
         60.0, gt=0, description="How long a site may take to answer a form submission."
     )
-    # A session lives in this runner's memory: the browser scales up, not out.
+    # A session lives in this runner's memory: more sessions than one runner
+    # holds take another replica (listed in the tasks service's
+    # NOD_BROWSER_ADDR), never a session moved between them.
     max_sessions: int = Field(
         32,
         gt=0,
