@@ -1,6 +1,11 @@
 """Card fields each in a hosted frame of their own (as Stripe Elements and
 Braintree build them): EnterPrivate types each value into its own
-cross-origin frame, and the page is told only how much arrived."""
+cross-origin frame, and the page is told only how much arrived. A card
+frame slow to answer is still read; one whose document never comes is left
+out, and the read stands."""
+
+import asyncio
+import time
 
 import pytest
 from aiohttp import web
@@ -97,3 +102,75 @@ async def test_each_card_value_goes_into_its_own_hosted_frame(
     filled = [f for f in after.fields if f.private_kind.startswith("card_")]
     assert len(filled) == 3 and all(f.filled and f.masked and not f.value for f in filled)
     assert CANARY_CARD not in str(after)
+
+
+# A card field's frame that goes busy for BUSY_MS when the test says (as a
+# loaded machine's renderer answers late), and, added once the page loaded,
+# a frame whose server never answers (an ad that hangs).
+BUSY_MS = 3500
+SLOW_PAGE = """<!doctype html><title>Pay</title><h1>Pay</h1>
+<iframe name="number" src="{frame}/busy"></iframe>
+<script>addEventListener('load', () => {{ const ad = document.createElement('iframe');
+  ad.name = 'ad'; ad.src = '{frame}/hung'; document.body.append(ad); }});</script>"""
+BUSY_FIELD = f"""<!doctype html><title>number</title>{FIELD["number"]}
+<script>const poll = async () => {{
+  if (await (await fetch('/busy-now')).text() === 'yes') {{
+    const end = Date.now() + {BUSY_MS}; while (Date.now() < end) {{}}
+  }} else setTimeout(poll, 50); }};
+addEventListener('load', poll);</script>"""
+
+
+@pytest.fixture
+async def slow_frames_site():
+    busy_now = asyncio.Event()
+    never = asyncio.Event()
+    urls: dict = {"busy_now": busy_now}
+
+    async def page(request):
+        return web.Response(text=SLOW_PAGE.format(frame=urls["frame"]), content_type="text/html")
+
+    async def busy(request):
+        return web.Response(text=BUSY_FIELD, content_type="text/html")
+
+    async def asked(request):
+        return web.Response(text="yes" if busy_now.is_set() else "no")
+
+    async def hung(request):
+        await never.wait()
+        return web.Response(text="")
+
+    app = web.Application()
+    app.add_routes(
+        [
+            web.get("/", page),
+            web.get("/busy", busy),
+            web.get("/busy-now", asked),
+            web.get("/hung", hung),
+        ]
+    )
+    runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.5)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    port = runner.addresses[0][1]
+    urls.update(page=f"http://127.0.0.1:{port}/", frame=f"http://localhost:{port}")
+    yield urls
+    never.set()
+    await runner.cleanup()
+
+
+async def test_a_card_frame_slow_to_answer_is_read_and_a_hung_one_left_out(
+    browser_stub, as_person, slow_frames_site
+):
+    session_id, _ = await browser_open(browser_stub, as_person, slow_frames_site["page"])
+    slow_frames_site["busy_now"].set()
+    await asyncio.sleep(0.5)  # the card frame's renderer is busy for the next 3 s
+    began = time.monotonic()
+    page = await browser_read(browser_stub, as_person, session_id)
+    took = time.monotonic() - began
+
+    kinds = {f.private_kind for f in page.fields}
+    assert "card_number" in kinds, page.fields
+    # The ad's document never came: it is left out, and the read stands.
+    assert {f.title for f in page.frames if f.parent_frame_id} == {"number"}, page.frames
+    # Within the read's own bound (the runner's 5 s action timeout here).
+    assert took < 5.0, took

@@ -43,9 +43,14 @@ CLIP = {
     "heading": 200,
     "option": 100,
 }
-# An iframe that does not answer in this long is left out of the read (an
-# ad, a frame still loading); the page itself is waited for as long as a read is.
+# An iframe whose document has not loaded in this long is left out of the
+# read (an ad whose server hangs); one whose document is there is read for as
+# long as the read's own bound leaves (a card field's frame on a loaded
+# machine took more than 2 s to answer, and was missed).
 FRAME_TIMEOUT_S = 2.0
+# Kept back from the read's bound for the frames: a frame that never answers
+# is left out just before it, and the rest of the read stands.
+FRAME_MARGIN_S = 0.5
 MAX_FRAMES = 20
 
 Mask = Callable[[str], str]
@@ -100,13 +105,15 @@ async def read_page(
     session; each string is read `reach` characters longer than shown, so a
     value at its edge is masked whole."""
     limits = {"maxText": max_text, "clip": CLIP, "slack": reach, **COUNTS, **DOCUMENT_LIMITS}
+    loop = asyncio.get_running_loop()
     for _ in range(ATTEMPTS):
         try:
+            frames_until = loop.time() + timeout_s - FRAME_MARGIN_S
             async with asyncio.timeout(timeout_s):
                 main = await page.main_frame.evaluate(SCRIPT, limits)
                 if main is None:
                     raise Error("the document has no root yet")
-                others = await _read_frames(page, frame_ids, limits)
+                others = await _read_frames(page, frame_ids, limits, frames_until)
             reads = [FrameRead("f0", "", "", main), *others]
             return finish(merge(reads, COUNTS), mask, max_text)
         except Error:
@@ -117,20 +124,28 @@ async def read_page(
     raise Unavailable("the page could not be read in time", reason="PAGE_NOT_READABLE")
 
 
-async def _read_frames(page: Page, frame_ids: FrameIds, limits: dict) -> list[FrameRead]:
-    """The iframes' reads, side by side; one that is gone, failing or slow
-    is left out (the page itself is what a read must have)."""
+async def _read_frames(
+    page: Page, frame_ids: FrameIds, limits: dict, until: float
+) -> list[FrameRead]:
+    """The iframes' reads, side by side; one that is gone, failing, still
+    loading or not answering by `until` (loop time) is left out (the page
+    itself is what a read must have)."""
     frame_ids.forget_detached()
     frames = [f for f in page.frames[1 : MAX_FRAMES + 1] if not f.is_detached()]
-    reads = await asyncio.gather(*(_read_frame(f, frame_ids, limits) for f in frames))
+    reads = await asyncio.gather(*(_read_frame(f, frame_ids, limits, until) for f in frames))
     return [read for read in reads if read is not None]
 
 
-async def _read_frame(frame: Frame, frame_ids: FrameIds, limits: dict) -> FrameRead | None:
+async def _read_frame(
+    frame: Frame, frame_ids: FrameIds, limits: dict, until: float
+) -> FrameRead | None:
     frame_id = frame_ids.id_of(frame)
     parent = frame.parent_frame
     try:
-        async with asyncio.timeout(FRAME_TIMEOUT_S):
+        # Known at once for a frame whose document is there (Playwright
+        # follows each frame's load events); a frame still loading waits.
+        await frame.wait_for_load_state("domcontentloaded", timeout=FRAME_TIMEOUT_S * 1000)
+        async with asyncio.timeout_at(until):
             raw = await frame.evaluate(SCRIPT, limits)
             if raw is None:
                 return None
