@@ -12,6 +12,8 @@ from nod.claims.v1 import claims_pb2
 from nodtest.browser import browser_open, enter_request
 from nodtest.claims import put_card
 
+from .sites import two_origin_site
+
 PAGE = """<!doctype html><title>Pay</title><h1>Pay</h1>
 <iframe title="Card" src="{frame}/frame" width="400" height="200"></iframe>"""
 FRAME = """<!doctype html><title>Card</title>
@@ -44,21 +46,9 @@ async def cutting_site():
             request.transport.abort()
         return web.Response(status=204)  # to no one: the connection is gone
 
-    app = web.Application()
-    app.add_routes(
-        [
-            web.get("/", page),
-            web.get("/frame", frame),
-            web.post("/pay", pay),
-        ]
-    )
-    runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.5)
-    await runner.setup()
-    await web.TCPSite(runner, "127.0.0.1", 0).start()
-    port = runner.addresses[0][1]
-    site.url, site.frame_url = f"http://127.0.0.1:{port}", f"http://localhost:{port}"
-    yield site
-    await runner.cleanup()
+    routes = [web.get("/", page), web.get("/frame", frame), web.post("/pay", pay)]
+    async with two_origin_site(routes) as (site.url, site.frame_url):
+        yield site
 
 
 async def test_a_frames_submission_cut_off_by_its_origin_is_never_sent_again(

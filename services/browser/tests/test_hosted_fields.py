@@ -14,6 +14,8 @@ from nod.claims.v1 import claims_pb2
 from nodtest.browser import browser_open, browser_read, enter_request, poll
 from nodtest.claims import CANARY_CARD, put_card
 
+from .sites import two_origin_site
+
 # The page counts what each frame tells it it holds (lengths, never values).
 PAGE = """<!doctype html><title>Pay</title><h1>Pay</h1>
 <iframe name="number" src="{frame}/field?kind=number"></iframe>
@@ -46,15 +48,9 @@ async def hosted_site():
         body = FIELD_PAGE.format(kind=kind, field=FIELD[kind])
         return web.Response(text=body, content_type="text/html")
 
-    app = web.Application()
-    app.add_routes([web.get("/", page), web.get("/field", field)])
-    runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.5)
-    await runner.setup()
-    await web.TCPSite(runner, "127.0.0.1", 0).start()
-    port = runner.addresses[0][1]
-    urls.update(page=f"http://127.0.0.1:{port}/", frame=f"http://localhost:{port}")
-    yield urls
-    await runner.cleanup()
+    async with two_origin_site([web.get("/", page), web.get("/field", field)]) as (base, frame):
+        urls.update(page=f"{base}/", frame=frame)
+        yield urls
 
 
 async def test_each_card_value_goes_into_its_own_hosted_frame(
@@ -139,23 +135,16 @@ async def slow_frames_site():
         await never.wait()
         return web.Response(text="")
 
-    app = web.Application()
-    app.add_routes(
-        [
-            web.get("/", page),
-            web.get("/busy", busy),
-            web.get("/busy-now", asked),
-            web.get("/hung", hung),
-        ]
-    )
-    runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.5)
-    await runner.setup()
-    await web.TCPSite(runner, "127.0.0.1", 0).start()
-    port = runner.addresses[0][1]
-    urls.update(page=f"http://127.0.0.1:{port}/", frame=f"http://localhost:{port}")
-    yield urls
-    never.set()
-    await runner.cleanup()
+    routes = [
+        web.get("/", page),
+        web.get("/busy", busy),
+        web.get("/busy-now", asked),
+        web.get("/hung", hung),
+    ]
+    async with two_origin_site(routes) as (base, frame):
+        urls.update(page=f"{base}/", frame=frame)
+        yield urls
+        never.set()  # the hung request ends, so the server can stop
 
 
 async def test_a_card_frame_slow_to_answer_is_read_and_a_hung_one_left_out(
