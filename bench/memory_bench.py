@@ -58,6 +58,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 from gateway_bench import signed_in  # noqa: E402
 from load import Figures, run_load  # noqa: E402
+from proc import MIB, family, proc_kib  # noqa: E402
 
 from soak.operations import Operations, Outcome, Person  # noqa: E402
 from soak.system import System  # noqa: E402
@@ -72,51 +73,6 @@ TASKS = 50
 GATEWAY_CALLERS = 8
 GATEWAY_SECONDS = 10.0
 LOGS = ROOT / "var" / "bench"
-MIB = 1024  # /proc reports kB
-
-
-def proc_kib(pid: int, file: str, key: str) -> int:
-    """`key` (VmRSS in status, Pss in smaps_rollup) of a process, in kB;
-    0 for a process that is gone (or a zombie, which has no memory)."""
-    try:
-        text = pathlib.Path(f"/proc/{pid}/{file}").read_text()
-    except (FileNotFoundError, ProcessLookupError, PermissionError):
-        return 0
-    for line in text.splitlines():
-        if line.startswith(f"{key}:"):
-            return int(line.split()[1])
-    return 0
-
-
-def family(pid: int) -> list[int]:
-    """The process and every descendant of it, from /proc (Linux)."""
-    children: dict[int, list[int]] = {}
-    for stat in pathlib.Path("/proc").glob("[0-9]*/stat"):
-        try:
-            # pid (comm) state ppid ...; comm may hold spaces
-            ppid = int(stat.read_text().rpartition(")")[2].split()[1])
-        except (FileNotFoundError, ProcessLookupError, IndexError, ValueError):
-            continue
-        children.setdefault(ppid, []).append(int(stat.parent.name))
-    found, todo = [], [pid]
-    while todo:
-        current = todo.pop()
-        found.append(current)
-        todo += children.get(current, [])
-    return found
-
-
-def service_pid(module: str) -> int:
-    """The pid of `python -m <module> serve` among this process's
-    descendants (each is started once here)."""
-    for pid in family(os.getpid()):
-        try:
-            argv = pathlib.Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-        except (FileNotFoundError, ProcessLookupError):
-            continue
-        if [b"-m", module.encode(), b"serve"] == argv[1:4]:
-            return pid
-    raise RuntimeError(f"no {module} process")
 
 
 @dataclass
@@ -140,6 +96,14 @@ class Front:
     gateway_url: str
     person: str
     password: str
+    gateway_pid: int
+
+
+def pid_of(system: System, name: str) -> int:
+    """The pid of the service's one replica, as the soak's System started it."""
+    (peer,) = system.peers[name]
+    assert peer.process.process is not None
+    return peer.process.process.pid
 
 
 def rss_of(pid: int, *, children: bool = True) -> Callable[[], float]:
@@ -242,7 +206,7 @@ async def browser_sessions(system: System, python: Watched, whole: Watched) -> N
     held SETTLE_S; then closed, and the memory SETTLE_S after."""
     stub = browser_pb2_grpc.BrowserServiceStub(open_channel(system.address("browser")))
     meta = system.meta("bench-browser")
-    pid = service_pid("nod_browser")
+    pid = pid_of(system, "browser")
     pss = pss_of(pid)
     shop = system.shop.url  # type: ignore[attr-defined]
     with Sampler([python.read, whole.read, pss]) as sampler:
@@ -328,7 +292,8 @@ async def start_gateway(system: System, started: list[ServiceProcess]) -> Front:
     gateway.start()
     url = f"http://{address}"
     await asyncio.to_thread(wait_until_answering, f"{url}/healthz", 60)
-    return Front(system.address("tasks"), url, name, password)
+    assert gateway.process is not None
+    return Front(system.address("tasks"), url, name, password, gateway.process.pid)
 
 
 def print_figures(rows: list[Watched]) -> None:
@@ -370,14 +335,14 @@ async def main() -> None:
         await system.start()
         front = await start_gateway(system, started)
         rows = [
-            Watched(name, rss_of(service_pid(f"nod_{name}")))
+            Watched(name, rss_of(pid_of(system, name)))
             for name in ("claims", "approvals", "payments")
         ]
-        browser = service_pid("nod_browser")
+        browser = pid_of(system, "browser")
         python = Watched("browser, Python", rss_of(browser, children=False))
         whole = Watched("browser + Chromium", rss_of(browser))
-        tasks_row = Watched("tasks", rss_of(service_pid("nod_tasks")))
-        gateway_row = Watched("gateway", rss_of(service_pid("nod_gateway")))
+        tasks_row = Watched("tasks", rss_of(pid_of(system, "tasks")))
+        gateway_row = Watched("gateway", rss_of(front.gateway_pid))
         rows += [python, whole, tasks_row, gateway_row]
 
         print(

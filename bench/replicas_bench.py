@@ -51,6 +51,7 @@ from claims_bench import (  # noqa: E402
     start,
 )
 from load import Figures, run_load  # noqa: E402
+from proc import rss_mib  # noqa: E402
 
 CALLERS = tuple(int(n) for n in os.environ.get("BENCH_CALLERS", "8,64").split(","))
 # Printed for each database, so that the two differ visibly only in replication.
@@ -64,14 +65,6 @@ class Replica:
     address: str
     # (when, MiB): idle, then after each heaviest load it served.
     memory: list[tuple[str, float]] = field(default_factory=list)
-
-
-def rss_mib(pid: int) -> float:
-    """Resident memory of a process (VmRSS from /proc, Linux), in MiB."""
-    for line in pathlib.Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024  # reported in kB
-    raise RuntimeError(f"no VmRSS for process {pid}")
 
 
 def start_replica(name: str, database_url: str, vault_key: str) -> Replica:
