@@ -36,7 +36,7 @@ from nod_payments.recovery import RESTARTED as PAYMENT_RESTARTED
 from nodkit.db import libpq_url
 from nodtest.canaries import Canary
 from nodtest.claims import CANARY_CARD
-from nodtest.ha_postgres import HaPostgres
+from nodtest.ha_postgres import running_pair
 from nodtest.leaks import find_leaks
 from nodtest.observed import Observation
 
@@ -258,9 +258,7 @@ async def under_replica_faults(fault: str, minutes: float, every_s: float, seed:
 
 
 async def under_failover(minutes: float, seed: int) -> dict:
-    ha = HaPostgres()
-    try:
-        await ha.start()
+    async with running_pair() as ha:
         url = await asyncio.to_thread(ha.create_database, f"nod_soak_{uuid.uuid4().hex[:8]}")
         system = System(
             ROOT / "var" / "soak" / f"failover-{seed}",
@@ -276,8 +274,6 @@ async def under_failover(minutes: float, seed: int) -> dict:
             figures = await load.figures("mixed load, failover", seed)
         finally:
             await system.close()
-    finally:
-        await asyncio.to_thread(ha.stop)
     recovered = load.recovered_s(failover.killed_at)
     figures["faults"] = {"primary killed": 1}
     figures["failover"] = {

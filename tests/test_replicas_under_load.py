@@ -20,7 +20,7 @@ import uuid
 
 import pytest
 
-from nodtest.ha_postgres import HaPostgres
+from nodtest.ha_postgres import running_pair
 from soak import faults
 from soak.mixed_load import MixedLoad, passed
 from soak.system import System
@@ -79,12 +79,8 @@ async def test_two_replicas_of_everything_through_kills_and_a_rolling_restart(tm
 
 @pytest.fixture
 async def ha_database_url():
-    ha = HaPostgres()
-    try:
-        await ha.start()
+    async with running_pair() as ha:
         yield ha, await asyncio.to_thread(ha.create_database, f"nod_ha_{uuid.uuid4().hex[:8]}")
-    finally:
-        await asyncio.to_thread(ha.stop)
 
 
 @pytest.mark.timeout(600)

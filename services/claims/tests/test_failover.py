@@ -23,7 +23,7 @@ from nod.claims.v1 import claims_pb2 as pb
 from nod_claims import MIGRATIONS
 from nodtest.browser import poll
 from nodtest.claims import put_login
-from nodtest.ha_postgres import HaPostgres
+from nodtest.ha_postgres import HaPostgres, running_pair
 from nodtest.health import watch_health
 from nodtest.storms import StormTally, until_answered
 
@@ -41,14 +41,10 @@ RESENDS = 600
 
 @pytest.fixture
 async def ha_database():
-    ha = HaPostgres()
-    try:
-        await ha.start()
+    async with running_pair() as ha:
         database = f"nod_failover_{uuid.uuid4().hex[:8]}"
         await asyncio.to_thread(MIGRATIONS.upgrade, ha.create_database(database))
         yield ha, database
-    finally:
-        await asyncio.to_thread(ha.stop)
 
 
 @pytest.mark.timeout(300)

@@ -11,6 +11,7 @@ Everything started is tied to the test process (nodtest.children) and
 stopped with it."""
 
 import asyncio
+import contextlib
 import glob
 import json
 import os
@@ -21,6 +22,7 @@ import subprocess
 import tempfile
 import time
 import urllib.request
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 import psycopg
@@ -298,3 +300,15 @@ class HaPostgres:
             self.etcd.terminate()
             self.etcd.wait(timeout=10)
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+@contextlib.asynccontextmanager
+async def running_pair() -> AsyncIterator[HaPostgres]:
+    """A started pair, stopped however the block ends (a start that fails
+    half-way included)."""
+    ha = HaPostgres()
+    try:
+        await ha.start()
+        yield ha
+    finally:
+        await asyncio.to_thread(ha.stop)
