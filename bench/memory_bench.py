@@ -45,7 +45,6 @@ from dataclasses import dataclass, field
 from aiohttp import ClientSession
 
 from nod.browser.v1 import browser_pb2, browser_pb2_grpc
-from nod.payments.v1 import payments_pb2, payments_pb2_grpc
 from nod.tasks.v1 import tasks_pb2, tasks_pb2_grpc
 from nod_gateway.__main__ import add_person
 from nod_gateway.settings import GatewaySettings
@@ -178,24 +177,13 @@ def succeeded(operation: Callable[[Person], Awaitable[Outcome]], people: list[Pe
     return call
 
 
-def create_payment(system: System):
+def create_payment(operations: Operations):
     """CreatePayment alone, as soak.operations' payment makes it: each one a
     task of its own (one order per task)."""
-    payments = payments_pb2_grpc.PaymentsServiceStub(open_channel(system.address("payments")))
 
     async def create(person: Person) -> Outcome:
-        task_id = f"bench-pay-{uuid.uuid4().hex[:8]}"
-        request = payments_pb2.CreatePaymentRequest(
-            request_id=f"{task_id}:step-1",
-            task_id=task_id,
-            merchant_origin=system.shop.url,  # type: ignore[attr-defined]
-            amount_minor=2500,
-            currency="EUR",
-            description="Desk lamp",
-            card_item_id=person.card_id,
-            card_label="Visa",
-        )
-        await payments.CreatePayment(request, metadata=person.meta, timeout=20)
+        request = operations.create_payment_request(person, f"bench-pay-{uuid.uuid4().hex[:8]}")
+        await operations.payments.CreatePayment(request, metadata=person.meta, timeout=20)
         return Outcome.OK
 
     return create
@@ -362,7 +350,9 @@ async def main() -> None:
         await storm(
             by_name["approvals"], "Propose + Decide", succeeded(operations.decision, people)
         )
-        await storm(by_name["payments"], "CreatePayment", succeeded(create_payment(system), people))
+        await storm(
+            by_name["payments"], "CreatePayment", succeeded(create_payment(operations), people)
+        )
         await browser_sessions(system, python, whole)
         await tasks_and_pages(system, front, tasks_row, gateway_row)
         print_figures(rows)

@@ -277,16 +277,7 @@ class Operations:
                 timeout=CALL_TIMEOUT_S,
             )
         )
-        create = payments.CreatePaymentRequest(
-            request_id=f"{task_id}:step-1",
-            task_id=task_id,
-            merchant_origin=self.system.shop.url,
-            amount_minor=2500,
-            currency="EUR",
-            description="Desk lamp",
-            card_item_id=person.card_id,
-            card_label="Visa",
-        )
+        create = self.create_payment_request(person, task_id)
         created = await self.call(
             lambda: self.payments.CreatePayment(create, metadata=person.meta, timeout=20)
         )
@@ -309,6 +300,20 @@ class Operations:
             # Started, so never back to confirmed: the claim was not granted.
             await self._settle(person, payment_id, "the card's claim was not granted")
         return outcome
+
+    def create_payment_request(self, person: Person, task_id: str) -> payments.CreatePaymentRequest:
+        """The desk lamp on the demo shop, on the person's card: one order
+        per task, as the tasks service asks for it at its pay step."""
+        return payments.CreatePaymentRequest(
+            request_id=f"{task_id}:step-1",
+            task_id=task_id,
+            merchant_origin=self.system.shop.url,
+            amount_minor=2500,
+            currency="EUR",
+            description="Desk lamp",
+            card_item_id=person.card_id,
+            card_label="Visa",
+        )
 
     async def _settle(self, person: Person, payment_id: str, reason: str) -> None:
         """RecordUncertain, sent again until answered (as the tasks service
