@@ -91,7 +91,8 @@ async def test_each_card_value_goes_into_its_own_hosted_frame(
 
     async def told():
         after = await browser_read(browser_stub, as_person, session_id)
-        return after if "number 16" in after.text else None
+        told_all = all(part in after.text for part in ("cvc", "expiry", "number"))
+        return after if told_all else None
 
     after = await poll(told, what="the frames telling the page")
     assert "cvc 3, expiry 5, number 16" in after.text

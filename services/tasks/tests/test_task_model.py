@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
+import psycopg
 import pytest
 from hypothesis import strategies as st
 from hypothesis.stateful import (
@@ -36,7 +37,9 @@ from nod.tasks.v1 import tasks_pb2_grpc
 from nod_tasks.wiring import build
 from nodkit import service
 from nodkit.client import NodRpcError, call_metadata, open_channel
+from nodkit.db import libpq_url
 from nodtest.history_check import History, Outcome
+from nodtest.logcapture import LogTee
 from nodtest.model_runs import InProcess, Loop, run_machine
 from nodtest.soak_report import soak_scale
 
@@ -106,6 +109,8 @@ class Run:
     claims_address: str
     script: FormScript
     token: object
+    database_url: str
+    log: LogTee
 
 
 class TasksModel(RuleBasedStateMachine):
@@ -148,10 +153,31 @@ class TasksModel(RuleBasedStateMachine):
                 got = (await self.stub.GetTask(request, metadata=self.meta)).task
                 if got.state in SETTLED:
                     return got
-                assert asyncio.get_running_loop().time() < deadline, f"never settled: {got}"
+                if asyncio.get_running_loop().time() > deadline:
+                    raise AssertionError(f"never settled: {got}{await self.why(task)}")
                 await asyncio.sleep(0.02)
 
         return self.run.loop.run(read())
+
+    async def why(self, task: ModelTask) -> str:
+        """What the queue looked like, for a task that never settled: its
+        row, the leases, what else was queued, and the log of it."""
+        async with await psycopg.AsyncConnection.connect(
+            libpq_url(self.run.database_url), autocommit=True
+        ) as conn:
+            rows = {
+                "task": "SELECT state, run, cleanup_pending, runner_instance, updated_at, now()"
+                " FROM tasks.tasks WHERE id = %(id)s",
+                "leases": "SELECT *, now() FROM tasks.instance_leases",
+                "by state": "SELECT state, cleanup_pending, runner_instance, count(*)"
+                " FROM tasks.tasks GROUP BY 1, 2, 3",
+            }
+            found = [
+                f"{name}: {await (await conn.execute(query, {'id': task.task_id})).fetchall()}"
+                for name, query in rows.items()
+            ]
+        logged = [line for line in self.run.log.lines if task.task_id in line]
+        return "\n".join(["", *found, "log of it:", *logged[-30:]])
 
     def expect(self, task: ModelTask) -> None:
         got = self.settled(task)
@@ -330,7 +356,9 @@ def test_tasks_follow_their_model(tasks_migrated, service_token, peers, log_tee)
 
     tasks = InProcess(start)
     loop.run(tasks.start())
-    TasksModel.run = Run(loop, tasks, peers.claims.address, script, service_token)
+    TasksModel.run = Run(
+        loop, tasks, peers.claims.address, script, service_token, tasks_migrated, log_tee
+    )
     TasksModel.steps_taken = 0
     try:
         run_machine(
