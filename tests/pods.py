@@ -11,10 +11,10 @@ import json
 import pathlib
 import re
 import shutil
-import socket
 from dataclasses import dataclass, field
 from typing import Any
 
+from nodtest.processes import free_port
 from scripts.nodeploy.manifests import Manifest, find, ordinals
 
 from .wheelhouse import REPOSITORY, Installed
@@ -58,12 +58,6 @@ def read_image(reference: str) -> Image:
             cmd = json.loads(rest)
     env.setdefault("PATH", IMAGE_PATH)
     return Image(package, env, entrypoint, cmd)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @dataclass

@@ -3,23 +3,61 @@
 wait_until_serving is nodkit.client's, re-exported for the suites."""
 
 import asyncio
+import itertools
 import os
 import pathlib
 import signal
 import socket
 import subprocess
 import sys
+from collections.abc import Iterator
 
 from nodkit.client import wait_until_serving
 from nodkit.tls import Tls
 from nodtest import observed
 from nodtest.children import tied_to_me
 
+# A port the kernel picks (bind to 0) comes from its ephemeral range, the
+# same range every outgoing connection's local port comes from: on a busy
+# machine a PostgreSQL or gRPC connection took it between the pick and the
+# service's bind ("Address already in use"). Ports are picked below that
+# range instead, where no connection is ever given one, each process from
+# its own slice so two test processes don't pick the same one.
+PORT_SLICES = 64
+
+
+def _ephemeral_start() -> int:
+    try:
+        return int(pathlib.Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
+def _port_picks(low: int = 10000) -> Iterator[int] | None:
+    size = (_ephemeral_start() - low) // PORT_SLICES
+    if size < 16:
+        return None  # no room below the kernel's range
+    start = low + (os.getpid() % PORT_SLICES) * size
+    return itertools.cycle(range(start, start + size))
+
+
+_picks = _port_picks()
+
 
 def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+    """A loopback port nobody listens on, for a service started next."""
+    if _picks is None:  # let the kernel choose
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            return sock.getsockname()[1]
+    for port in _picks:  # round the slice; one still bound is passed over
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise AssertionError("unreachable: the picks go round forever")
 
 
 def run_migrate(module: str, env: dict[str, str]) -> None:
