@@ -5,13 +5,18 @@ still found by the look the queue takes on its own."""
 
 import asyncio
 
+import psycopg
+
 from nod.tasks.v1 import tasks_pb2 as pb
+from nodkit.db import libpq_url
 
 from .model_server import text
 
 # Far longer than any test here waits: a task taken in time was announced.
 NO_LOOKS_S = 120.0
 QUEUE_LISTENER = "nod-notices-nod_task_queue"
+# How long a transaction holds a queued task's row, past the queue's look.
+HELD_S = 2.0
 
 
 async def until_taken(stub, meta, task_id: str, within_s: float) -> float:
@@ -75,3 +80,28 @@ async def test_a_task_queued_while_nobody_listened_is_found_by_the_queues_own_lo
     task = (await stub.StartTask(pb.StartTaskRequest(text="Say hello"), metadata=as_person)).task
     await until_taken(stub, as_person, task.id, within_s=60)
     assert await listeners(db) == 0, "it was found by a look, not by listening again"
+
+
+async def test_a_queued_task_held_by_another_transaction_at_the_look_is_taken_soon_after(
+    tasks_with, model_server, as_person, db, tasks_migrated
+):
+    # A transaction holding a queued task's row while the queue looks (in a
+    # run: an end told once more, the notes of a Continue) hides it from the
+    # look (SKIP LOCKED), and when it ends it announces nothing: without a
+    # look soon after, the task would wait for the queue's own look.
+    model_server.script = [text("Hello")]
+    answering_only = await tasks_with(model_url=model_server.url, max_running=0)
+    task = (
+        await answering_only.StartTask(pb.StartTaskRequest(text="Say hello"), metadata=as_person)
+    ).task
+
+    async with await psycopg.AsyncConnection.connect(libpq_url(tasks_migrated)) as holder:
+        await holder.execute("SELECT 1 FROM tasks.tasks WHERE id = %s FOR KEY SHARE", (task.id,))
+        stub = await tasks_with(model_url=model_server.url, poll_s=NO_LOOKS_S)
+        await asyncio.sleep(HELD_S)  # its first look, at start, passed the task over
+        queued = await db.execute("SELECT state FROM tasks.tasks WHERE id = %s", (task.id,))
+        assert (await queued.fetchone())[0] == "queued"
+        await holder.commit()
+
+    taken_s = await until_taken(stub, as_person, task.id, within_s=30)
+    assert taken_s < 10

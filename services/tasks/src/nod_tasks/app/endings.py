@@ -51,6 +51,7 @@ class Endings:
         )
         self._kicked = asyncio.Event()
         self._telling: set[asyncio.Task] = set()
+        self._telling_now: dict[str, asyncio.Future[bool]] = {}  # by task id
 
     def kick(self) -> None:
         """A task just ended: tell now rather than at the next round."""
@@ -92,7 +93,24 @@ class Endings:
         return telling
 
     async def tell(self, task: TaskRecord) -> bool:
-        """True once every service was told; else it is tried again later."""
+        """True once every service was told; else it is tried again later.
+        A Stop's telling and a round's may both pick a task: one tells it
+        at a time here, and none once it was told (the record read for the
+        round may be older than a Continue whose run has begun, and its
+        cancels would then reach what that run made)."""
+        if (going := self._telling_now.get(task.id)) is not None:
+            return await asyncio.shield(going)  # the other caller's, to its end
+        going = asyncio.ensure_future(self._tell_unless_told(task))
+        self._telling_now[task.id] = going
+        try:
+            return await going
+        finally:
+            del self._telling_now[task.id]
+
+    async def _tell_unless_told(self, task: TaskRecord) -> bool:
+        async with self._db.reads() as tx:
+            if not await tx.tasks.still_to_tell(task.id):
+                return True
         told = await asyncio.gather(*(self._told(task, part) for part in self._parts(task)))
         if not all(told):
             return False

@@ -18,7 +18,8 @@ from nodkit.logging import get_logger
 from nodkit.notices import Notices, first_announced
 
 log = get_logger("nod_tasks.worker")
-# After a look at the queue that failed (the database, a lost answer).
+# After a look at the queue that failed (the database, a lost answer), or
+# that passed over a task another transaction held.
 LOOK_AGAIN_S = 1.0
 
 
@@ -42,6 +43,9 @@ class Worker:
         self._runs: dict[str, asyncio.Task] = {}
         # Room for another run here.
         self._room = asyncio.Event()
+        # The last look passed over a task it could have taken, locked by
+        # another transaction that may announce nothing when it ends.
+        self._passed_over = False
 
     @property
     def running(self) -> list[str]:
@@ -53,6 +57,7 @@ class Worker:
             try:
                 async with self._db.transaction() as tx:
                     task = await tx.tasks.take_next_queued(self._me)
+                    self._passed_over = task is None and await tx.tasks.any_takeable()
             except BaseException:
                 # Its commit may have gone through with only the answer lost.
                 self._may_have_lost_runs = True
@@ -97,7 +102,8 @@ class Worker:
     async def run(self, queue: Notices, fallback_s: float) -> None:
         """Looks when a task is queued or stopped on any instance, when a run
         here ends, and every fallback_s regardless; until cancelled. A look
-        that failed is tried again soon, not at the next fallback."""
+        that failed, or that passed over a queued task another transaction
+        held, is taken again soon, not at the next fallback."""
         with queue.listen("queued") as queued, queue.listen("stopped") as stopped:
             wakes = (queued, stopped, self._room)
             while True:
@@ -105,7 +111,7 @@ class Worker:
                     wake.clear()  # before the look: a later change wakes the wait below
                 try:
                     await self.poll()
-                    next_look_s = fallback_s
+                    next_look_s = min(fallback_s, LOOK_AGAIN_S) if self._passed_over else fallback_s
                 except Exception as error:
                     log.error("queue.failed", exc_info=error)
                     next_look_s = min(fallback_s, LOOK_AGAIN_S)

@@ -256,6 +256,14 @@ class TaskRows:
         )
         return taken[0] if taken else None
 
+    async def any_takeable(self) -> bool:
+        """Whether a queued task may be taken now, locked or not: one that
+        take_next_queued passed over while another transaction held it."""
+        takeable = sa.select(tasks.c.id).where(
+            tasks.c.state == TaskState.QUEUED.value, sa.not_(tasks.c.cleanup_pending)
+        )
+        return bool(await self._conn.scalar(sa.select(takeable.exists())))
+
     async def still_running(self, instance_id: str, task_ids: list[str]) -> set[str]:
         query = sa.select(tasks.c.id).where(tasks.c.id.in_(task_ids), *run_by(instance_id))
         return {str(row.id) for row in await self._conn.execute(query)}
@@ -290,10 +298,18 @@ class TaskRows:
         return [to_task(row) for row in await self._conn.execute(query)]
 
     async def told(self, task_id: str) -> None:
-        """Every service heard of the task's end."""
+        """Every service heard of the task's end. A task told already is left
+        alone, unlocked: a lock held on a queued task hides it from the
+        queue's look (SKIP LOCKED), and this write would announce nothing."""
         await self._conn.execute(
-            tasks.update().where(tasks.c.id == task_id).values(cleanup_pending=False)
+            tasks.update()
+            .where(tasks.c.id == task_id, tasks.c.cleanup_pending)
+            .values(cleanup_pending=False)
         )
+
+    async def still_to_tell(self, task_id: str) -> bool:
+        query = sa.select(tasks.c.cleanup_pending).where(tasks.c.id == task_id)
+        return bool(await self._conn.scalar(query))
 
     async def set_session(self, task_id: str, session_id: str | None) -> None:
         await self._conn.execute(
