@@ -111,10 +111,11 @@ class Worker:
                     wake.clear()  # before the look: a later change wakes the wait below
                 try:
                     await self.poll()
-                    next_look_s = min(fallback_s, LOOK_AGAIN_S) if self._passed_over else fallback_s
+                    look_soon = self._passed_over
                 except Exception as error:
                     log.error("queue.failed", exc_info=error)
-                    next_look_s = min(fallback_s, LOOK_AGAIN_S)
+                    look_soon = True
+                next_look_s = min(fallback_s, LOOK_AGAIN_S) if look_soon else fallback_s
                 await first_announced(wakes, next_look_s)
 
     async def shutdown(self) -> None:

@@ -80,6 +80,10 @@ class Which:
         return where
 
 
+# A queued task whose last end has been told: the queue may take it.
+TAKEABLE = (tasks.c.state == TaskState.QUEUED.value, sa.not_(tasks.c.cleanup_pending))
+
+
 class TaskRows:
     def __init__(self, conn: AsyncConnection) -> None:
         self._conn = conn
@@ -241,7 +245,7 @@ class TaskRows:
         left open, and must not cancel what its next run makes."""
         oldest = (
             sa.select(tasks.c.id)
-            .where(tasks.c.state == TaskState.QUEUED.value, sa.not_(tasks.c.cleanup_pending))
+            .where(*TAKEABLE)
             .order_by(tasks.c.updated_at)
             .limit(1)
             .with_for_update(skip_locked=True)
@@ -259,9 +263,7 @@ class TaskRows:
     async def any_takeable(self) -> bool:
         """Whether a queued task may be taken now, locked or not: one that
         take_next_queued passed over while another transaction held it."""
-        takeable = sa.select(tasks.c.id).where(
-            tasks.c.state == TaskState.QUEUED.value, sa.not_(tasks.c.cleanup_pending)
-        )
+        takeable = sa.select(tasks.c.id).where(*TAKEABLE)
         return bool(await self._conn.scalar(sa.select(takeable.exists())))
 
     async def still_running(self, instance_id: str, task_ids: list[str]) -> set[str]:
