@@ -6,12 +6,13 @@ import glob
 import os
 import pathlib
 import shutil
-import socket
 import subprocess
 import time
 
 import psycopg
 from sqlalchemy.engine import make_url
+
+from nodrun.ports import free_port
 
 LOCAL_ADMIN_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 # The database make run uses on a server it finds (NOD_RUN_DATABASE moves it).
@@ -63,12 +64,6 @@ def _as_cluster_owner(command: list[str]) -> list[str]:
     return command
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def start_private_cluster(var: pathlib.Path) -> str:
     """A cluster of our own under var/pg; started if not running. Returns an
     admin URL."""
@@ -86,7 +81,7 @@ def start_private_cluster(var: pathlib.Path) -> str:
             check=True,
             capture_output=True,
         )
-    port = int(port_file.read_text()) if port_file.exists() else _free_port()
+    port = int(port_file.read_text()) if port_file.exists() else free_port()
     url = f"postgresql+psycopg://postgres@127.0.0.1:{port}/postgres"
     if not answers(url):
         options = f"-p {port} -k {root} -c listen_addresses=127.0.0.1"
