@@ -20,6 +20,8 @@ from nodtest.claims import CANARY_CARD, CANARY_PASSWORD
 from nodtest.demo import SHOP_TOTP_SEED, SHOP_TOTP_USERNAME
 from nodtest.processes import Peer
 
+from .model_server import tool_call
+
 SECURITY_CODE = "737"
 
 
@@ -215,3 +217,17 @@ def tools_and_states(steps: list[pb.Step]) -> list[tuple[str, int]]:
 async def payment_of(person: Person, payment_id: str) -> payments.Payment:
     request = payments.GetPaymentRequest(payment_id=payment_id)
     return (await person.payments.GetPayment(request, metadata=person.meta)).payment
+
+
+def note_action(person: Person, **more) -> tuple:
+    """The model's proposal of the demo task's note to the demo app."""
+    return tool_call(
+        "propose_app_action",
+        {
+            "account_id": person.account.id,
+            "action": "post",
+            "parameters": {"note": "hello from nod"},
+            "summary": "Send the note to the demo app",
+            **more,
+        },
+    )

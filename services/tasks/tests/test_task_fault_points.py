@@ -39,6 +39,7 @@ from .model_server import tool_call
 from .slow_start import TasksProcesses, start_peers
 from .support import (
     Person,
+    note_action,
     one_time_code,
     steps_of,
     type_into_form,
@@ -127,19 +128,6 @@ HANGS_IN_A_RUN = {
     "tasks.peer_called",
     "tasks.result_recorded",
 }
-
-
-def note_action(person: Person, **more) -> tuple:
-    return tool_call(
-        "propose_app_action",
-        {
-            "account_id": person.account.id,
-            "action": "post",
-            "parameters": {"note": "hello from nod"},
-            "summary": "Send the note to the demo app",
-            **more,
-        },
-    )
 
 
 def saved_login(person: Person, **more) -> tuple:

@@ -73,7 +73,9 @@ async def build(settings: TasksSettings, *, provider: ModelProvider | None = Non
     provider = provider or model_provider(settings)
     lease = OwnLease(engine, INSTANCE_LEASES, settings.instance_id, settings.lease_ttl_s)
     recovery = Recovery(db, settings.instance_id)
-    endings = Endings(db, peers, batch=settings.outside_waits_batch)
+    endings = Endings(
+        db, peers, batch=settings.outside_waits_batch, instance_id=settings.instance_id
+    )
     worker = Worker(
         RunDeps(db, peers, provider, settings, endings),
         recovery.reconcile_own,

@@ -16,7 +16,10 @@ every part is done, each service hears of it on its own:
   UNCERTAIN; never left RUNNING.
 
 A continued task is not run again until its last end has been told, so the
-telling can't cancel what its next run makes.
+telling can't cancel what its next run makes. Replicas share the ended
+tasks: one live instance tells a task at a time (it takes the telling on
+the task's row first), so a second telling can't begin with a look at the
+task older than the first one's end, and end what the next run waits for.
 """
 
 import asyncio
@@ -29,6 +32,7 @@ from nod_tasks.domain.outside import ClaimState, Entry, EntryKind, PaymentState
 from nod_tasks.domain.steps import StepEnd, StepRecord, StepState
 from nod_tasks.domain.tasks import TaskRecord, TaskState
 from nod_tasks.store.database import Database
+from nod_tasks.store.tasks import Telling
 from nodkit import context
 from nodkit.client import NodRpcError
 from nodkit.logging import get_logger
@@ -43,9 +47,10 @@ CUT_OFF = "the card entry was cut off before its end was recorded"
 
 
 class Endings:
-    def __init__(self, db: Database, peers: Peers, *, batch: int) -> None:
+    def __init__(self, db: Database, peers: Peers, *, batch: int, instance_id: str) -> None:
         self._db = db
         self._peers = peers
+        self._instance_id = instance_id
         self._to_tell = InTurn(
             db, lambda tx, limit, after: tx.tasks.to_tell(limit, after), batch=batch
         )
@@ -108,9 +113,11 @@ class Endings:
             del self._telling_now[task.id]
 
     async def _tell_unless_told(self, task: TaskRecord) -> bool:
-        async with self._db.reads() as tx:
-            if not await tx.tasks.still_to_tell(task.id):
-                return True
+        async with self._db.transaction() as tx:
+            telling = await tx.tasks.take_telling(task.id, self._instance_id)
+        if telling != Telling.TAKEN:
+            # Another instance's telling is looked at again in a later round.
+            return telling == Telling.TOLD
         told = await asyncio.gather(*(self._told(task, part) for part in self._parts(task)))
         if not all(told):
             return False
@@ -130,9 +137,13 @@ class Endings:
             log.warning("endings.pending", task_id=task.id, status=error.code.name)
             return False
         async with self._db.transaction() as tx:
+            if not await tx.tasks.told(task.id, self._instance_id):
+                # Taken over (this instance's lease lapsed meanwhile): the
+                # steps are the new teller's to end, from a newer look.
+                log.warning("endings.taken_over", task_id=task.id)
+                return False
             for step, end in ends:
                 await tx.steps.end(step, end)
-            await tx.tasks.told(task.id)
         log.info("task.end_told", task_id=task.id, state=task.state.value)
         return True
 

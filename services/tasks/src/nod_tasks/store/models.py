@@ -41,6 +41,8 @@ tasks = sa.Table(
     # Stopped, and the other services not yet told (approvals and payments
     # cancelled, sessions closed, private entries discarded): retried until done.
     sa.Column("cleanup_pending", sa.Boolean, nullable=False, server_default=sa.false()),
+    # The instance telling them now (one at a time, across replicas), else NULL.
+    sa.Column("teller_instance", sa.Text, nullable=True),
     # The number of its last event: events are numbered 1, 2, ... per task.
     sa.Column("last_event", sa.BigInteger, nullable=False, server_default="0"),
     # The trace context of the call that last queued it (nodkit.tracing).

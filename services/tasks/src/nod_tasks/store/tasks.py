@@ -6,6 +6,7 @@ row's counter."""
 
 from dataclasses import dataclass
 from datetime import datetime
+from enum import Enum
 from typing import Any
 
 import sqlalchemy as sa
@@ -81,6 +82,14 @@ class Which:
 
 
 # A queued task whose last end has been told: the queue may take it.
+class Telling(Enum):
+    """Who tells an ended task's end to the other services."""
+
+    TAKEN = "taken"  # this instance, now
+    BY_ANOTHER = "by another"  # another live instance is telling it
+    TOLD = "told"  # nobody: it was told already
+
+
 TAKEABLE = (tasks.c.state == TaskState.QUEUED.value, sa.not_(tasks.c.cleanup_pending))
 
 
@@ -299,19 +308,46 @@ class TaskRows:
         query = query.order_by(tasks.c.updated_at, tasks.c.id).limit(limit)
         return [to_task(row) for row in await self._conn.execute(query)]
 
-    async def told(self, task_id: str) -> None:
-        """Every service heard of the task's end. A task told already is left
-        alone, unlocked: a lock held on a queued task hides it from the
-        queue's look (SKIP LOCKED), and this write would announce nothing."""
-        await self._conn.execute(
+    async def take_telling(self, task_id: str, instance_id: str) -> Telling:
+        """This instance tells the task's end, unless it was told or another
+        live instance is telling it now. Only a row still to be told is
+        written (and locked): a lock held on a queued task hides it from
+        the queue's look (SKIP LOCKED)."""
+        taken = await self._conn.scalar(
             tasks.update()
-            .where(tasks.c.id == task_id, tasks.c.cleanup_pending)
-            .values(cleanup_pending=False)
+            .where(
+                tasks.c.id == task_id,
+                tasks.c.cleanup_pending,
+                INSTANCE_LEASES.is_live(instance_id),
+                sa.or_(
+                    tasks.c.teller_instance.is_(None),
+                    tasks.c.teller_instance == instance_id,
+                    INSTANCE_LEASES.lapsed(tasks.c.teller_instance),
+                ),
+            )
+            .values(teller_instance=instance_id)
+            .returning(tasks.c.id)
         )
+        if taken is not None:
+            return Telling.TAKEN
+        to_tell = sa.select(tasks.c.cleanup_pending).where(tasks.c.id == task_id)
+        return Telling.BY_ANOTHER if await self._conn.scalar(to_tell) else Telling.TOLD
 
-    async def still_to_tell(self, task_id: str) -> bool:
-        query = sa.select(tasks.c.cleanup_pending).where(tasks.c.id == task_id)
-        return bool(await self._conn.scalar(query))
+    async def told(self, task_id: str, instance_id: str) -> bool:
+        """Every service heard of the task's end from this instance's
+        telling; False when it was no longer this instance's to tell (its
+        lease lapsed and another took it over, or it was told meanwhile)."""
+        done = await self._conn.scalar(
+            tasks.update()
+            .where(
+                tasks.c.id == task_id,
+                tasks.c.cleanup_pending,
+                tasks.c.teller_instance == instance_id,
+            )
+            .values(cleanup_pending=False, teller_instance=None)
+            .returning(tasks.c.id)
+        )
+        return done is not None
 
     async def set_session(self, task_id: str, session_id: str | None) -> None:
         await self._conn.execute(
