@@ -284,7 +284,7 @@ async def test_reset_password_signs_in_with_the_new_one_only(nodctl, system):
             pass
 
 
-async def test_remove_ends_sessions_stops_tasks_and_deletes_saved_items(nodctl, system):
+async def test_remove_ends_sessions_stops_tasks_deletes_saved_items_and_apps(nodctl, system):
     person = await add_person(nodctl)
     meta = single(system, person)
     async with system.channel("claims") as channel:
@@ -299,7 +299,13 @@ async def test_remove_ends_sessions_stops_tasks_and_deletes_saved_items(nodctl, 
         done = json.loads(removed.out)
         assert done["sessions_ended"] == 1 and done["tasks_stopped"] == [task_id]
         assert sorted(done["saved_items_deleted"]) == ["shop", "visa"] and done["removed"]
+        assert done["apps_disconnected"] == ["Demo app"]
         assert not await signed_in(client)
+    async with system.channel("approvals") as channel:
+        connected = await approvals_pb2_grpc.ApprovalsServiceStub(channel).ListAccounts(
+            approvals.ListAccountsRequest(), metadata=meta
+        )
+        assert list(connected.accounts) == []
     async with system.channel("claims") as channel:
         items = await claims_pb2_grpc.VaultServiceStub(channel).ListItems(
             claims.ListItemsRequest(), metadata=meta

@@ -10,6 +10,7 @@ import getpass
 import sys
 from dataclasses import asdict
 
+from nod.approvals.v1 import approvals_pb2 as approvals
 from nod.claims.v1 import claims_pb2 as claims
 from nod.tasks.v1 import tasks_pb2 as tasks
 from nod_gateway.people import passwords, store
@@ -92,9 +93,10 @@ async def revoke(parts: Parts, name: str, session_id: str | None) -> int:
 
 async def remove(parts: Parts, name: str, *, as_json: bool) -> int:
     """Their sessions end first (nothing more can be started or said), then
-    their tasks stop and their saved items go, then the person. A service
-    that fails stops it there, with the person kept, so running it again
-    finishes the job."""
+    their tasks stop, their saved items go and their apps are disconnected
+    (the app's credentials erased), then the person. A service that fails
+    stops it there, with the person kept, so running it again finishes the
+    job."""
     await _must_exist(parts, name)
     done: dict[str, object] = {"person": name}
     done["sessions_ended"] = await store.end_sessions(parts.engine, name)
@@ -107,6 +109,13 @@ async def remove(parts: Parts, name: str, *, as_json: bool) -> int:
         await nod.vault.DeleteItem(claims.DeleteItemRequest(item_id=item.id))
         deleted.append(item.label)
     done["saved_items_deleted"] = deleted
+    accounts = (await nod.approvals.ListAccounts(approvals.ListAccountsRequest())).accounts
+    for account in accounts:
+        await nod.approvals.DisconnectAccount(
+            approvals.DisconnectAccountRequest(account_id=account.id)
+        )
+    disconnected = [account.label for account in accounts]
+    done["apps_disconnected"] = disconnected
     done["removed"] = await store.remove_person(parts.engine, name)
     if as_json:
         emit_json(done)
@@ -114,6 +123,7 @@ async def remove(parts: Parts, name: str, *, as_json: bool) -> int:
     say(f"Ended {done['sessions_ended']} session(s) of {name}.")
     say(f"Stopped {len(stopped.tasks)} task(s)" + _listed(done["tasks_stopped"]))
     say(f"Deleted {len(deleted)} saved item(s)" + _listed(deleted))
+    say(f"Disconnected {len(disconnected)} app(s)" + _listed(disconnected))
     say(f"Removed {name}: they can no longer sign in.")
     return 0
 

@@ -24,7 +24,8 @@ ALL = "*"  # the caller presenting NOD_SERVICE_TOKEN
 BROWSER, TASKS, GATEWAY, PAYMENTS = "browser", "tasks", "gateway", "payments"
 # The operator's CLI (nodctl): support and operations, acting for a person
 # where the web page would (reads, a check's result, Stop, deleting a removed
-# person's saved items), never deciding or entering anything for them.
+# person's saved items and disconnecting their apps), never deciding or
+# entering anything for them.
 OPERATOR = "operator"
 
 _CLAIMS = "/nod.claims.v1.ClaimsService/"
@@ -71,7 +72,9 @@ ALLOWED_CALLERS: Mapping[str, frozenset[str]] = _one_entry_each(
         _methods(_VAULT, "DiscardPrivateEntries", [TASKS, GATEWAY]),
         # A task proposes; the person decides and manages accounts in the UI.
         _methods(_APPROVALS, "Propose CancelForTask", [TASKS]),
-        _methods(_APPROVALS, "Decide ConnectAccount DisconnectAccount", [GATEWAY]),
+        _methods(_APPROVALS, "Decide ConnectAccount", [GATEWAY]),
+        # The operator disconnects a removed person's apps (their credentials go).
+        _methods(_APPROVALS, "DisconnectAccount", [GATEWAY, OPERATOR]),
         _methods(
             _APPROVALS,
             "GetApproval ListApprovals ListApprovalEvents WatchApproval ListAccounts",
