@@ -21,6 +21,8 @@ from nodtest.otlp import OtlpReceiver, ReceivedSpan
 from .test_make_run import ROOT, shop_counts
 
 pytestmark = pytest.mark.slow
+FORGED_TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"
+FORGED_TRACEPARENT = f"00-{FORGED_TRACE_ID}-00f067aa0ba902b7-01"
 
 
 def signed_in(run: MakeRun) -> httpx.Client:
@@ -67,6 +69,8 @@ async def test_one_trace_from_the_web_request_to_the_claim_statement(tmp_path):
         client = signed_in(run)
         try:
             task_id = start_from_the_web_ui(client, "Buy the desk lamp at the demo shop")
+            # A caller that is no proxy of the operator's names a trace.
+            client.get("/vault", headers={"traceparent": FORGED_TRACEPARENT})
         finally:
             client.close()
         task = await drive_demo_task(run, task_id)
@@ -95,6 +99,12 @@ async def test_one_trace_from_the_web_request_to_the_claim_statement(tmp_path):
         assert any("db.statement" in span.attributes for span in trace)
         # The request id every log line carries is the trace id.
         assert f'"request_id": "{chain[0].trace_id}"' in run.log_text()
+
+        # The named trace is not joined: the request starts its own, and
+        # the caller never chooses the request id of nod's log lines.
+        (vault_page,) = await receiver.wait_for(lambda s: s.name == "GET /vault")
+        assert vault_page.trace_id != FORGED_TRACE_ID and not vault_page.parent_span_id
+        assert FORGED_TRACE_ID not in run.log_text()
     finally:
         run.stop()
         run.clean()

@@ -11,6 +11,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
+from nod_gateway.client_address import networks
 from nod_gateway.peers import ServiceCallFailed
 from nod_gateway.people import pruning
 from nod_gateway.routes import ROUTERS
@@ -21,6 +22,7 @@ from nod_gateway.web.metrics import RequestMetrics
 from nod_gateway.web.render import fragment, is_fragment, page
 from nod_gateway.web.security import SecurityHeaders
 from nod_gateway.web.sessions import Refused, SignInNeeded
+from nod_gateway.web.trace_context import TraceContextFromProxiesOnly
 from nod_gateway.wiring import build
 from nodkit import tracing
 from nodkit.logging import get_logger
@@ -74,6 +76,13 @@ def create_app(settings: GatewaySettings) -> FastAPI:
 
         # Outermost: the request's span is current in every middleware and route.
         FastAPIInstrumentor.instrument_app(app, excluded_urls="/static/.*,/healthz")
+        # The instrumentation wraps the stack Starlette builds (its
+        # build_middleware_stack); this wraps that once more, outside it.
+        proxies = networks(settings.trusted_proxies)
+        build_traced = app.build_middleware_stack
+        app.build_middleware_stack = lambda: TraceContextFromProxiesOnly(  # type: ignore[method-assign]
+            build_traced(), proxies
+        )
     return app
 
 

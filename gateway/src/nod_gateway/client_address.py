@@ -26,7 +26,7 @@ def networks(proxies: Iterable[str]) -> tuple[Network, ...]:
     return tuple(parsed)
 
 
-def _trusted(address: str, proxies: tuple[Network, ...]) -> bool:
+def trusted(address: str, proxies: tuple[Network, ...]) -> bool:
     try:
         ip = ipaddress.ip_address(address)
     except ValueError:
@@ -36,7 +36,7 @@ def _trusted(address: str, proxies: tuple[Network, ...]) -> bool:
 
 def client_address(request: Request, proxies: tuple[Network, ...]) -> str:
     peer = request.client.host if request.client else ""
-    if not _trusted(peer, proxies):
+    if not trusted(peer, proxies):
         return peer
     hops = [
         hop.strip()
@@ -44,7 +44,7 @@ def client_address(request: Request, proxies: tuple[Network, ...]) -> str:
         for hop in header.split(",")
     ]
     for hop in reversed(hops):
-        if not _trusted(hop, proxies):
+        if not trusted(hop, proxies):
             # What a trusted hop wrote: an address, or the proxy's word for
             # one it couldn't tell (kept short for the log and the row).
             return hop[:64]

@@ -92,8 +92,9 @@ class GatewaySettings(ServiceSettings):
     trusted_proxies: Annotated[tuple[str, ...], NoDecode] = Field(
         (),
         description="The proxies in front of the gateway (addresses or CIDR blocks, comma"
-        " separated) whose X-Forwarded-For is believed; none: the connection's peer is the"
-        " client.",
+        " separated) whose X-Forwarded-For and trace context (traceparent, tracestate,"
+        " baggage) are believed; none: the connection's peer is the client, and a request's"
+        " trace starts at the gateway.",
     )
 
     @field_validator("trusted_proxies", mode="before")
