@@ -85,6 +85,17 @@ async def test_health_asks_each_listed_replica_and_fails_when_one_does_not_answe
     assert next(row for row in rows if row["service"] == "claims")["status"] == "SERVING"
 
 
+async def test_health_asks_every_replica_a_dns_name_resolves_to(nodctl, operator_env):
+    # As a headless Service names its pods: each address the name has, its own row.
+    port = operator_env["NOD_CLAIMS_ADDR"].rpartition(":")[2]
+    by_name = {**operator_env, "NOD_CLAIMS_ADDR": f"dns:///localhost:{port}"}
+    shown = await nodctl("health", "--json", env=by_name)
+    rows = [row for row in json.loads(shown.out) if row["service"] == "claims"]
+    status = {row["address"]: row["status"] for row in rows}
+    assert status[f"127.0.0.1:{port}"] == "SERVING", status
+    assert not [address for address in status if address.startswith("dns:")], status
+
+
 # --- uncertain, task, resolve ---------------------------------------------
 
 

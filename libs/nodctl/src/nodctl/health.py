@@ -3,6 +3,7 @@ answered (the x-nod-version every reply carries, health's included), and
 the gateway's /healthz and its x-nod-version header."""
 
 import asyncio
+import socket
 import urllib.error
 import urllib.request
 from dataclasses import asdict, dataclass
@@ -72,18 +73,33 @@ def gateway_health(settings: NodctlSettings) -> Health:
         return Health("gateway", base, f"UNREACHABLE ({reason})")
 
 
-def replicas(address: str) -> list[str]:
-    """Each replica a comma list names, asked one by one (the browser's list
-    names replicas that each hold their own sessions; a list of another's,
-    replicas that should all be SERVING); any other address as given."""
-    return [part.strip() for part in address.split(",") if part.strip()]
+DNS = "dns:///"
+
+
+async def replicas(address: str) -> list[str]:
+    """Each replica asked one by one: the entries of a comma list (the
+    browser's list names replicas that each hold their own sessions; a list
+    of another's, replicas that should all be SERVING), or every address a
+    `dns:///NAME:PORT` name resolves to (a headless Service's pods: a
+    channel's round_robin would ask only one of them per call). Any other
+    address, or a name that resolves to nothing, as given."""
+    if not address.startswith(DNS):
+        return [part.strip() for part in address.split(",") if part.strip()]
+    host, _, port = address[len(DNS) :].rpartition(":")
+    host = host.strip("[]")
+    try:
+        found = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError):
+        return [address]  # asked as given: its row says it can't be reached
+    ips = sorted({str(info[4][0]) for info in found})
+    return [f"[{ip}]:{port}" if ":" in ip else f"{ip}:{port}" for ip in ips] or [address]
 
 
 async def check(settings: NodctlSettings) -> list[Health]:
     services = [
         service_health(settings, name, replica)
         for name, address in settings.addresses().items()
-        for replica in replicas(address)
+        for replica in await replicas(address)
     ]
     gateway = asyncio.to_thread(gateway_health, settings)
     return list(await asyncio.gather(*services, gateway))
