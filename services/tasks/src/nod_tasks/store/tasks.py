@@ -81,15 +81,16 @@ class Which:
         return where
 
 
-# A queued task whose last end has been told: the queue may take it.
 class Telling(Enum):
     """Who tells an ended task's end to the other services."""
 
     TAKEN = "taken"  # this instance, now
-    BY_ANOTHER = "by another"  # another live instance is telling it
+    # Another live instance is telling it (or this one's own lease lapsed).
+    BY_ANOTHER = "by another"
     TOLD = "told"  # nobody: it was told already
 
 
+# A queued task whose last end has been told: the queue may take it.
 TAKEABLE = (tasks.c.state == TaskState.QUEUED.value, sa.not_(tasks.c.cleanup_pending))
 
 
