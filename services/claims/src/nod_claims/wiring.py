@@ -8,16 +8,17 @@ from nod_claims.api.claims import ClaimsServicer
 from nod_claims.api.vault import VaultServicer
 from nod_claims.api.vault_admin import VaultAdminServicer
 from nod_claims.app.claims import Claims
-from nod_claims.app.reseal import Resealer
 from nod_claims.app.vault import Vault
 from nod_claims.domain.claims import ClaimState
 from nod_claims.recovery import sweep_once
 from nod_claims.settings import ClaimsSettings
 from nod_claims.store.models import claims as claims_table
+from nod_claims.store.reseal import SEALED_TABLES
 from nodkit.background import every
 from nodkit.crypto import Sealer
 from nodkit.db import answers, create_engine, open_hot_path_pool
 from nodkit.metrics_collectors import DatabaseFigures, DatabasePools, StateCount
+from nodkit.resealing import Resealer
 from nodkit.service import GrpcService, Service
 
 SERVICES = claims_pb2.DESCRIPTOR.services_by_name
@@ -71,7 +72,7 @@ async def build(settings: ClaimsSettings) -> Service:
             GrpcService(
                 SERVICES["VaultAdminService"],
                 claims_pb2_grpc.add_VaultAdminServiceServicer_to_server,
-                VaultAdminServicer(Resealer(engine, sealer)),
+                VaultAdminServicer(Resealer(engine, sealer, SEALED_TABLES)),
             ),
         ],
         boot=boot,

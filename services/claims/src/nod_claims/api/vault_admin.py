@@ -2,8 +2,7 @@
 
 from nod.claims.v1 import claims_pb2 as pb
 from nod.claims.v1 import claims_pb2_grpc
-from nod_claims.app.reseal import DEFAULT_BATCH, MAX_BATCH, Resealer
-from nodkit.errors import InvalidArgument
+from nodkit.resealing import Resealer, batch_size_of
 
 
 class VaultAdminServicer(claims_pb2_grpc.VaultAdminServiceServicer):
@@ -11,10 +10,7 @@ class VaultAdminServicer(claims_pb2_grpc.VaultAdminServiceServicer):
         self._resealer = resealer
 
     async def Reseal(self, request: pb.ResealRequest, context):
-        batch_size = request.batch_size or DEFAULT_BATCH
-        if not 1 <= batch_size <= MAX_BATCH:
-            raise InvalidArgument("batch_size", f"must be 1 to {MAX_BATCH} (0: {DEFAULT_BATCH})")
-        async for progress in self._resealer.reseal(batch_size):
+        async for progress in self._resealer.reseal(batch_size_of(request.batch_size)):
             yield pb.ResealResponse(
                 table=progress.table,
                 resealed=progress.resealed,
