@@ -94,8 +94,9 @@ NAMING_NO_OBJECT = {
     "PaymentsService/GetLimits",
     "TasksService/StartTask",
     "TasksService/ListTasks",
-    # The operator's re-seal acts on every owner's rows, and shows none of them.
+    # The operator's re-seals act on every owner's rows, and show none of them.
     "VaultAdminService/Reseal",
+    "ApprovalsAdminService/Reseal",
 }
 # What the owner also has, so a list (or a task-wide call) that shows or
 # touches none of it for another person is seen to, and the owner's own

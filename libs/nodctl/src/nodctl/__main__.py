@@ -83,18 +83,22 @@ def _parser() -> argparse.ArgumentParser:
     _people_parser(commands, output)
 
     vault_parser = commands.add_parser(
-        "vault", help="the vault's keys", description="The claims service's vault."
+        "vault",
+        help="the vault's keys",
+        description="The vault key's sealed values: the claims service's saved items and"
+        " private entries, and the approvals service's app credentials.",
     )
     vault_commands = vault_parser.add_subparsers(dest="vault_command", required=True)
     reseal = vault_commands.add_parser(
         "reseal",
         parents=[output],
-        help="re-seal every vault row under the newest key",
-        description="Re-seals every saved item and private entry under the newest key in the"
-        " claims service's NOD_VAULT_KEY (id:key,id:key, newest first), in committed batches,"
-        " so an older key can then be taken out. Rows already under the newest key are"
-        " skipped: a run cut short is finished by running it again, and a second run changes"
-        " nothing. Exits 1 if a row opens under no key the service has.",
+        help="re-seal every sealed row under the newest key",
+        description="Re-seals every saved item and private entry (the claims service) and"
+        " every connected app's credentials (the approvals service) under the newest key in"
+        " NOD_VAULT_KEY (id:key,id:key, newest first), in committed batches, so an older key"
+        " can then be taken out. Rows already under the newest key are skipped: a run cut"
+        " short is finished by running it again, and a second run changes nothing. Exits 1"
+        " if a row opens under no key the service has.",
     )
     reseal.add_argument(
         "--batch-size", type=int, default=100, help="rows per transaction (1-1000; default 100)"

@@ -32,6 +32,7 @@ _CLAIMS = "/nod.claims.v1.ClaimsService/"
 _VAULT = "/nod.claims.v1.VaultService/"
 _VAULT_ADMIN = "/nod.claims.v1.VaultAdminService/"
 _APPROVALS = "/nod.approvals.v1.ApprovalsService/"
+_APPROVALS_ADMIN = "/nod.approvals.v1.ApprovalsAdminService/"
 _PAYMENTS = "/nod.payments.v1.PaymentsService/"
 _BROWSER = "/nod.browser.v1.BrowserService/"
 _TASKS = "/nod.tasks.v1.TasksService/"
@@ -69,6 +70,7 @@ ALLOWED_CALLERS: Mapping[str, frozenset[str]] = _one_entry_each(
         _methods(_VAULT, "ListItems", [TASKS, GATEWAY, OPERATOR]),
         # Every owner's rows at once: the operator alone.
         _methods(_VAULT_ADMIN, "Reseal", [OPERATOR]),
+        _methods(_APPROVALS_ADMIN, "Reseal", [OPERATOR]),
         _methods(_VAULT, "DiscardPrivateEntries", [TASKS, GATEWAY]),
         # A task proposes; the person decides and manages accounts in the UI.
         _methods(_APPROVALS, "Propose CancelForTask", [TASKS]),

@@ -8,6 +8,7 @@ from nod_approvals.adapters.connectors import Connectors
 from nod_approvals.adapters.connectors.addresses import AddressGuard
 from nod_approvals.adapters.connectors.smtp import SmtpConnector
 from nod_approvals.adapters.connectors.webhook import WebhookConnector
+from nod_approvals.api.admin import ApprovalsAdminServicer
 from nod_approvals.api.approvals import ApprovalsServicer
 from nod_approvals.app.accounts import Accounts
 from nod_approvals.app.approvals import Approvals
@@ -19,12 +20,14 @@ from nod_approvals.recovery import reconcile_own, sweep_once
 from nod_approvals.settings import ApprovalsSettings
 from nod_approvals.store.models import INSTANCE_LEASES
 from nod_approvals.store.models import executions as executions_table
+from nod_approvals.store.reseal import SEALED_TABLES
 from nodkit.background import every
 from nodkit.crypto import Sealer
 from nodkit.db import answers, create_engine
 from nodkit.leases import OwnLease
 from nodkit.metrics_collectors import DatabaseFigures, DatabasePools, StateCount
 from nodkit.notices import Notices
+from nodkit.resealing import Resealer
 from nodkit.service import GrpcService, Service
 
 SERVICES = approvals_pb2.DESCRIPTOR.services_by_name
@@ -45,7 +48,8 @@ async def build(settings: ApprovalsSettings, *, before_send: BeforeSend | None =
         ]
     )
     notices = Notices(settings, CHANGE_NOTICES)
-    accounts = Accounts(engine, Sealer(settings.vault_key.get_secret_value()), connectors)
+    sealer = Sealer(settings.vault_key.get_secret_value())
+    accounts = Accounts(engine, sealer, connectors)
     executor = Executor(
         engine,
         accounts,
@@ -83,7 +87,12 @@ async def build(settings: ApprovalsSettings, *, before_send: BeforeSend | None =
                 SERVICES["ApprovalsService"],
                 approvals_pb2_grpc.add_ApprovalsServiceServicer_to_server,
                 servicer,
-            )
+            ),
+            GrpcService(
+                SERVICES["ApprovalsAdminService"],
+                approvals_pb2_grpc.add_ApprovalsAdminServiceServicer_to_server,
+                ApprovalsAdminServicer(Resealer(engine, sealer, SEALED_TABLES)),
+            ),
         ],
         boot=boot,
         background=[lease.keep_alive(), notices.run, sweep],

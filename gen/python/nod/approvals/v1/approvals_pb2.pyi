@@ -840,3 +840,64 @@ class ListApprovalEventsResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ListApprovalEventsResponse: _TypeAlias = ListApprovalEventsResponse  # noqa: Y015
+
+@_typing.final
+class ResealRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    BATCH_SIZE_FIELD_NUMBER: _builtins.int
+    batch_size: _builtins.int
+    """Rows re-sealed per transaction, each committed before the next is read;
+    1-1000, 0 means 100.
+    """
+    def __init__(
+        self,
+        *,
+        batch_size: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["batch_size", b"batch_size"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ResealRequest: _TypeAlias = ResealRequest  # noqa: Y015
+
+@_typing.final
+class ResealResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_FIELD_NUMBER: _builtins.int
+    RESEALED_FIELD_NUMBER: _builtins.int
+    ALREADY_CURRENT_FIELD_NUMBER: _builtins.int
+    UNREADABLE_FIELD_NUMBER: _builtins.int
+    TABLE_DONE_FIELD_NUMBER: _builtins.int
+    KEY_ID_FIELD_NUMBER: _builtins.int
+    table: _builtins.str
+    """"accounts": the connected apps' credentials."""
+    resealed: _builtins.int
+    """This table's running totals so far in this call."""
+    already_current: _builtins.int
+    unreadable: _builtins.int
+    """Rows with a value that opens under no key this service has: left as they are."""
+    table_done: _builtins.bool
+    """The table's last message: its totals are final."""
+    key_id: _builtins.str
+    """The newest key's id, which every resealed value now names."""
+    def __init__(
+        self,
+        *,
+        table: _builtins.str = ...,
+        resealed: _builtins.int = ...,
+        already_current: _builtins.int = ...,
+        unreadable: _builtins.int = ...,
+        table_done: _builtins.bool = ...,
+        key_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["already_current", b"already_current", "key_id", b"key_id", "resealed", b"resealed", "table", b"table", "table_done", b"table_done", "unreadable", b"unreadable"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ResealResponse: _TypeAlias = ResealResponse  # noqa: Y015

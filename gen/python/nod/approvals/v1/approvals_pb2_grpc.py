@@ -486,3 +486,82 @@ class ApprovalsService:
             timeout,
             metadata,
             _registered_method=True)
+
+
+class ApprovalsAdminServiceStub:
+    """For the operator (nodctl), never for a person: acts on every owner's rows.
+    """
+
+    def __init__(self, channel):
+        """Constructor.
+
+        Args:
+            channel: A grpc.Channel.
+        """
+        self.Reseal = channel.unary_stream(
+                '/nod.approvals.v1.ApprovalsAdminService/Reseal',
+                request_serializer=nod_dot_approvals_dot_v1_dot_approvals__pb2.ResealRequest.SerializeToString,
+                response_deserializer=nod_dot_approvals_dot_v1_dot_approvals__pb2.ResealResponse.FromString,
+                _registered_method=True)
+
+
+class ApprovalsAdminServiceServicer:
+    """For the operator (nodctl), never for a person: acts on every owner's rows.
+    """
+
+    def Reseal(self, request, context):
+        """Re-seals every connected app's credentials under the newest key in
+        NOD_VAULT_KEY, so an older key can be retired. One message per committed
+        batch. Rows already under the newest key are skipped, so a call cut
+        short is finished by calling again, and a second call changes nothing.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+
+def add_ApprovalsAdminServiceServicer_to_server(servicer, server):
+    rpc_method_handlers = {
+            'Reseal': grpc.unary_stream_rpc_method_handler(
+                    servicer.Reseal,
+                    request_deserializer=nod_dot_approvals_dot_v1_dot_approvals__pb2.ResealRequest.FromString,
+                    response_serializer=nod_dot_approvals_dot_v1_dot_approvals__pb2.ResealResponse.SerializeToString,
+            ),
+    }
+    generic_handler = grpc.method_handlers_generic_handler(
+            'nod.approvals.v1.ApprovalsAdminService', rpc_method_handlers)
+    server.add_generic_rpc_handlers((generic_handler,))
+    server.add_registered_method_handlers('nod.approvals.v1.ApprovalsAdminService', rpc_method_handlers)
+
+
+ # This class is part of an EXPERIMENTAL API.
+class ApprovalsAdminService:
+    """For the operator (nodctl), never for a person: acts on every owner's rows.
+    """
+
+    @staticmethod
+    def Reseal(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/nod.approvals.v1.ApprovalsAdminService/Reseal',
+            nod_dot_approvals_dot_v1_dot_approvals__pb2.ResealRequest.SerializeToString,
+            nod_dot_approvals_dot_v1_dot_approvals__pb2.ResealResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)

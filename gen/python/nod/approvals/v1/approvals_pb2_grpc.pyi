@@ -143,3 +143,46 @@ class ApprovalsServiceServicer(metaclass=_abc_1.ABCMeta):
         """The approval now and on every change, until it is final."""
 
 def add_ApprovalsServiceServicer_to_server(servicer: ApprovalsServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
+
+class ApprovalsAdminServiceStub:
+    """For the operator (nodctl), never for a person: acts on every owner's rows."""
+
+    @_typing.overload
+    def __new__(cls, channel: _grpc.Channel) -> _Self: ...
+    @_typing.overload
+    def __new__(cls, channel: _aio.Channel) -> ApprovalsAdminServiceAsyncStub: ...
+    Reseal: _grpc.UnaryStreamMultiCallable[_approvals_pb2.ResealRequest, _approvals_pb2.ResealResponse]
+    """Re-seals every connected app's credentials under the newest key in
+    NOD_VAULT_KEY, so an older key can be retired. One message per committed
+    batch. Rows already under the newest key are skipped, so a call cut
+    short is finished by calling again, and a second call changes nothing.
+    """
+
+@_typing.type_check_only
+class ApprovalsAdminServiceAsyncStub(ApprovalsAdminServiceStub):
+    """For the operator (nodctl), never for a person: acts on every owner's rows."""
+
+    def __init__(self, channel: _aio.Channel) -> None: ...
+    Reseal: _aio.UnaryStreamMultiCallable[_approvals_pb2.ResealRequest, _approvals_pb2.ResealResponse]  # type: ignore[assignment]
+    """Re-seals every connected app's credentials under the newest key in
+    NOD_VAULT_KEY, so an older key can be retired. One message per committed
+    batch. Rows already under the newest key are skipped, so a call cut
+    short is finished by calling again, and a second call changes nothing.
+    """
+
+class ApprovalsAdminServiceServicer(metaclass=_abc_1.ABCMeta):
+    """For the operator (nodctl), never for a person: acts on every owner's rows."""
+
+    @_abc_1.abstractmethod
+    def Reseal(
+        self,
+        request: _approvals_pb2.ResealRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_approvals_pb2.ResealResponse], _abc.AsyncIterator[_approvals_pb2.ResealResponse]]:
+        """Re-seals every connected app's credentials under the newest key in
+        NOD_VAULT_KEY, so an older key can be retired. One message per committed
+        batch. Rows already under the newest key are skipped, so a call cut
+        short is finished by calling again, and a second call changes nothing.
+        """
+
+def add_ApprovalsAdminServiceServicer_to_server(servicer: ApprovalsAdminServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
