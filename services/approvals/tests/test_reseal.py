@@ -18,8 +18,7 @@ from nod.approvals.v1 import approvals_pb2 as pb
 from nod.approvals.v1 import approvals_pb2_grpc
 from nod_approvals import MIGRATIONS
 from nodkit.client import call_metadata
-from nodtest import observed
-from nodtest.database import create_test_database, drop_test_database, libpq_url
+from nodtest.database import libpq_url, migrated_database
 
 from .support import (
     approvals_settings,
@@ -35,11 +34,8 @@ NEW = base64.b64encode(os.urandom(32)).decode()
 
 @pytest.fixture
 def own_database():
-    url = create_test_database()
-    MIGRATIONS.upgrade(url)
-    yield url
-    observed.keep_database(libpq_url(url))
-    drop_test_database(url)
+    with migrated_database(MIGRATIONS) as url:
+        yield url
 
 
 class Approvals:

@@ -19,9 +19,8 @@ from nod.claims.v1 import claims_pb2 as pb
 from nod.claims.v1 import claims_pb2_grpc
 from nod_claims import MIGRATIONS
 from nodkit.client import call_metadata, open_channel
-from nodtest import observed
 from nodtest.claims import CANARY_PASSWORD, put_login
-from nodtest.database import create_test_database, drop_test_database, libpq_url
+from nodtest.database import libpq_url, migrated_database
 from nodtest.processes import ServiceProcess, free_port, wait_until_serving
 from nodtest.rpc import expect_error
 
@@ -35,11 +34,8 @@ CODE = "492817"
 
 @pytest.fixture
 def own_database():
-    url = create_test_database()
-    MIGRATIONS.upgrade(url)
-    yield url
-    observed.keep_database(libpq_url(url))
-    drop_test_database(url)
+    with migrated_database(MIGRATIONS) as url:
+        yield url
 
 
 class Claims:

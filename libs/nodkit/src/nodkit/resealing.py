@@ -12,8 +12,9 @@ sealed under a key the service no longer has is left as it is, and
 counted, never dropped.
 """
 
-from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import asdict, dataclass
+from typing import TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
@@ -23,6 +24,7 @@ from nodkit.errors import InvalidArgument
 from nodkit.logging import get_logger
 
 log = get_logger("nodkit.resealing")
+Reply = TypeVar("Reply")
 
 MAX_BATCH = 1000
 DEFAULT_BATCH = 100
@@ -121,3 +123,12 @@ async def _write(
     await conn.execute(
         table.update().where(table.c.id == row_id).values({sealed.sealed_column: fields})
     )
+
+
+async def replies(
+    resealer: Resealer, requested_batch: int, reply: Callable[..., Reply]
+) -> AsyncIterator[Reply]:
+    """A Reseal call's stream: `reply` (the service's ResealResponse, whose
+    fields are ResealProgress's) after each committed batch."""
+    async for progress in resealer.reseal(batch_size_of(requested_batch)):
+        yield reply(**asdict(progress))

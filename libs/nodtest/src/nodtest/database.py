@@ -4,11 +4,16 @@ NOD_TEST_DATABASE_URL names the server (default: the local one). If it does
 not answer, the session fails: a missing database is never a skip.
 """
 
+import contextlib
 import os
 import uuid
+from collections.abc import Iterator
+from typing import Any
 
 import psycopg
 from sqlalchemy.engine import make_url
+
+from nodtest import observed
 
 DEFAULT_ADMIN_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 
@@ -41,6 +46,20 @@ def drop_test_database(url: str) -> None:
 
 def libpq_url(url: str) -> str:
     return _libpq(url)
+
+
+@contextlib.contextmanager
+def migrated_database(migrations: Any) -> Iterator[str]:
+    """A database of a test's own at the head of `migrations` (a service's
+    MIGRATIONS); its rows are kept for the private-value scan before it is
+    dropped."""
+    url = create_test_database()
+    try:
+        migrations.upgrade(url)
+        yield url
+    finally:
+        observed.keep_database(libpq_url(url))
+        drop_test_database(url)
 
 
 def migration_drift(url: str, metadata, schema: str) -> list:

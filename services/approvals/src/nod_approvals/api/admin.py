@@ -3,7 +3,7 @@ one reply per committed batch."""
 
 from nod.approvals.v1 import approvals_pb2 as pb
 from nod.approvals.v1 import approvals_pb2_grpc
-from nodkit.resealing import Resealer, batch_size_of
+from nodkit.resealing import Resealer, replies
 
 
 class ApprovalsAdminServicer(approvals_pb2_grpc.ApprovalsAdminServiceServicer):
@@ -11,12 +11,5 @@ class ApprovalsAdminServicer(approvals_pb2_grpc.ApprovalsAdminServiceServicer):
         self._resealer = resealer
 
     async def Reseal(self, request: pb.ResealRequest, context):
-        async for progress in self._resealer.reseal(batch_size_of(request.batch_size)):
-            yield pb.ResealResponse(
-                table=progress.table,
-                resealed=progress.resealed,
-                already_current=progress.already_current,
-                unreadable=progress.unreadable,
-                table_done=progress.table_done,
-                key_id=progress.key_id,
-            )
+        async for reply in replies(self._resealer, request.batch_size, pb.ResealResponse):
+            yield reply
