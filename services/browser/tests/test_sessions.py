@@ -1,6 +1,8 @@
 """Sessions belong to one person and one context; reads name elements with
 stable refs; bad input is refused naming the field."""
 
+import asyncio
+
 import grpc
 import pytest
 
@@ -141,3 +143,25 @@ async def test_a_closed_session_is_gone(browser_stub, as_person, shop_site):
         browser_stub.ReadPage(pb.ReadPageRequest(session_id=session_id), metadata=as_person)
     )
     assert error.code == grpc.StatusCode.NOT_FOUND
+
+
+async def test_a_session_nobody_uses_is_closed_after_the_idle_limit(
+    browser_with, claims_server, as_person, shop_site
+):
+    """A task's session whose end was never told (its tasks service gone, a
+    person who never answers) frees its place in the runner by itself;
+    one in use is left alone."""
+    stub = await browser_with(claims_server, session_idle_s=1.5, max_sessions=2)
+    idle, _ = await browser_open(stub, as_person, f"{shop_site.url}/login")
+    busy, _ = await browser_open(stub, as_person, f"{shop_site.url}/login")
+
+    for _ in range(12):  # used every 0.25 s for 3 s: never idle that long
+        await stub.ReadPage(pb.ReadPageRequest(session_id=busy), metadata=as_person)
+        await asyncio.sleep(0.25)
+
+    listed = await stub.ListSessions(pb.ListSessionsRequest(), metadata=as_person)
+    assert [s.session_id for s in listed.sessions] == [busy]
+    error = await refused(stub.ReadPage(pb.ReadPageRequest(session_id=idle), metadata=as_person))
+    assert error.reason == "SESSION_NOT_FOUND"
+    # Its place is free again: a new session opens in the full runner.
+    await browser_open(stub, as_person, f"{shop_site.url}/login")

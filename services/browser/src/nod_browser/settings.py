@@ -58,6 +58,13 @@ class BrowserSettings(ServiceSettings):
         description="Open sessions (one isolated browser context each) this runner holds at"
         " most; one more is refused RESOURCE_EXHAUSTED (TOO_MANY_SESSIONS).",
     )
+    session_idle_s: float = Field(
+        1800.0,
+        gt=0,
+        description="A session no call has used for this long is closed (its page and"
+        " memory freed). The tasks service closes a task's sessions when the task ends;"
+        " this frees the ones a waiting task or a lost tasks service left open.",
+    )
     max_page_text: int = Field(
         20_000,
         gt=0,

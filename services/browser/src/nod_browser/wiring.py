@@ -39,6 +39,16 @@ async def build(settings: BrowserSettings, *, chromium: Chromium | None = None) 
         # Well inside the claims service's lease ttl; a failed round is tried again.
         await every(settings.lease_renew_s, claims.renew_holder, event="holder.renew")
 
+    async def close_idle() -> None:
+        # Checked ten times per idle limit (at least once a minute): a
+        # session outlives its limit by a tenth of it at most.
+        interval_s = min(settings.session_idle_s / 10, 60.0)
+        await every(
+            interval_s,
+            lambda: sessions.close_idle(settings.session_idle_s),
+            event="sessions.close_idle",
+        )
+
     async def close() -> None:
         await sessions.close_all()  # in-flight entries end UNCERTAIN first
         await ends.close()  # what is still unrecorded, the next boot's release ends
@@ -56,7 +66,7 @@ async def build(settings: BrowserSettings, *, chromium: Chromium | None = None) 
             )
         ],
         boot=lambda: release_previous_life(claims, settings.migration_poll_s),
-        background=[renew],
+        background=[renew, close_idle],
         close=close,
         collectors=[
             Reading(

@@ -6,6 +6,7 @@ cancels what is still running on it before its context is closed.
 """
 
 import asyncio
+import time
 import uuid
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
@@ -51,6 +52,8 @@ class Session:
     frames: FrameIds = field(default_factory=FrameIds)
     # Its requests in every frame and page: a read after a submission waits for quiet.
     network: NetworkActivity = field(init=False)
+    # When a call on it last ended (or it opened), on the monotonic clock.
+    last_used: float = field(default_factory=time.monotonic)
 
     def __post_init__(self) -> None:
         self.pages["p0"] = self.page
@@ -87,7 +90,7 @@ class Session:
             raise NotFound("no such session", reason="SESSION_NOT_FOUND")
         task = asyncio.ensure_future(work)
         self.calls[task] = call_context.request_id.get()
-        task.add_done_callback(lambda done: self.calls.pop(done, None))
+        task.add_done_callback(self._call_ended)
         try:
             return await task
         except asyncio.CancelledError:
@@ -97,6 +100,14 @@ class Session:
             raise FailedPrecondition(
                 "the session was closed while this call ran", reason="SESSION_CLOSED"
             ) from None
+
+    def _call_ended(self, call: asyncio.Task) -> None:
+        self.calls.pop(call, None)
+        self.last_used = time.monotonic()
+
+    def idle_for(self, now: float) -> float:
+        """Seconds since its last call ended; 0 while one runs."""
+        return 0.0 if self.calls else now - self.last_used
 
     def about(self) -> dict[str, str]:
         """What a log line written outside any call (the request guard's,
@@ -167,6 +178,18 @@ class Sessions:
         for session in sessions:
             log.info("session.closed", session_id=session.id, task_id=session.task_id)
         return len(sessions)
+
+    async def close_idle(self, idle_s: float) -> int:
+        """Closes the sessions no call has used for idle_s: a task that
+        waits for its person keeps its page, but not for ever, and one
+        whose end was never told (its tasks service gone) can't hold a
+        place in this runner and its memory until a restart. The task
+        finds its session gone when it next needs it and says so."""
+        now = time.monotonic()
+        idle = [s for s in self._by_id.values() if s.idle_for(now) >= idle_s]
+        for session in idle:
+            log.info("session.idle", session_id=session.id, task_id=session.task_id)
+        return await self.close(idle)
 
     async def close_all(self) -> None:
         await self.close(list(self._by_id.values()))

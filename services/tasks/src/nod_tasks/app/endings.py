@@ -7,8 +7,10 @@ every part is done, each service hears of it on its own:
 - approvals and payments cancel what the task left waiting (a proposal, a
   payment request, and a yes nobody used: a CONFIRMED payment never paid);
 - claims discards the task's one-time private entries;
-- a stopped task's browser sessions close (an entry cut off mid-way ends
-  UNCERTAIN, one already submitted stays SUBMITTED);
+- the task's browser sessions close, however it ended: a finished task's
+  page holds memory and one of the runner's places (an entry cut off
+  mid-way by Stop ends UNCERTAIN, one already submitted stays SUBMITTED);
+  a continued task opens a new session when it next needs a page;
 - the steps that waited for the person end from what approvals or payments
   say now, read back after the cancel;
 - a card entry cut off before it recorded its end (Stop, a crash) settles
@@ -155,7 +157,7 @@ class Endings:
             ("payments", peers.payments.cancel_for_task(owner, task.id, why)),
             ("claims", peers.claims.discard_private_entries(owner, task.id)),
         ]
-        if task.state == TaskState.STOPPED and task.session_id:
+        if task.session_id:
             parts.append(("browser", peers.browser.close_task_sessions(owner, task.id)))
         return [(name, asyncio.ensure_future(call)) for name, call in parts]
 

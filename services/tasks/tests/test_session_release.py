@@ -1,0 +1,73 @@
+"""A task's browser session is closed when the task ends, however it ends
+(done, failed, stopped, continued and done again): a runner holding a few
+sessions serves task after task, and nothing stays open past a short grace."""
+
+import asyncio
+
+from nod.browser.v1 import browser_pb2, browser_pb2_grpc
+from nod.tasks.v1 import tasks_pb2 as pb
+from nodkit.client import open_channel
+from nodtest.processes import Peer
+
+from .model_server import status, text, tool_call
+from .support import ended, wait_for, waiting
+
+RUNNER_PLACES = 2
+# How long a session may outlive its task: the end is told at once.
+GRACE_S = 10.0
+
+
+async def test_sessions_close_when_their_tasks_end(
+    tasks_with, model_server, service_env, peers, as_person, shop_site, tmp_path
+):
+    env = {
+        **service_env,
+        "NOD_CLAIMS_ADDR": peers.claims.address,
+        "NOD_BROWSER_MAX_SESSIONS": str(RUNNER_PLACES),
+        "NOD_INSTANCE_ID": "browser-few-places",
+    }
+    browser = await Peer("browser", env, tmp_path / "browser.log").start()
+    channel = open_channel(browser.address)
+    runner = browser_pb2_grpc.BrowserServiceStub(channel)
+    try:
+        stub = await tasks_with(model_url=model_server.url, browser_addr=browser.address)
+        look = tool_call("navigate", {"url": f"{shop_site.url}/login"})
+        ask = tool_call("ask_person", {"question": "Which account?"})
+        # Three times as many tasks as the runner has places: each opens a
+        # session with its first page and ends in its own way.
+        endings = [
+            ("done", [look, text("Looked at the sign-in page.")]),
+            ("failed", [look, status(400)]),
+            ("stopped", [look, ask]),
+            ("done", [look, text("Looked again.")]),
+            ("continued", [look, text("First run.")]),
+            ("done", [look, text("Last one.")]),
+        ]
+        for how, answers in endings:
+            model_server.script = list(answers)
+            start = pb.StartTaskRequest(text=f"Look at the shop ({how})")
+            task = (await stub.StartTask(start, metadata=as_person)).task
+            if how == "stopped":
+                await wait_for(stub, as_person, task.id, waiting)
+                await stub.Stop(pb.StopRequest(task_id=task.id), metadata=as_person)
+            task = await wait_for(stub, as_person, task.id, ended)
+            if how == "continued":
+                model_server.script = [look, text("Second run.")]
+                go_on = pb.ContinueRequest(task_id=task.id, text="Once more", request_id=task.id)
+                await stub.Continue(go_on, metadata=as_person)
+                task = await wait_for(stub, as_person, task.id, lambda t: t.run == 2 and ended(t))
+            assert task.state != pb.TASK_STATE_FAILED or how == "failed", task.message
+
+        loop = asyncio.get_running_loop()
+        give_up_at = loop.time() + GRACE_S
+        while True:
+            listed = await runner.ListSessions(
+                browser_pb2.ListSessionsRequest(), metadata=as_person
+            )
+            if not listed.sessions or loop.time() > give_up_at:
+                break
+            await asyncio.sleep(0.2)
+        assert [s.task_id for s in listed.sessions] == []
+    finally:
+        await channel.close()
+        browser.stop()
