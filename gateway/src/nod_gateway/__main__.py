@@ -10,12 +10,14 @@ import socket
 import sys
 
 import uvicorn
+from pydantic import ValidationError
+from sqlalchemy.exc import OperationalError
 
 from nod_gateway import MIGRATIONS
 from nod_gateway.app import create_app
 from nod_gateway.people import passwords, store
 from nod_gateway.settings import GatewaySettings
-from nodkit import faults, tracing
+from nodkit import faults, startup, tracing
 from nodkit.db import create_engine
 from nodkit.logging import configure_logging, get_logger
 from nodkit.version import release
@@ -109,7 +111,19 @@ def main() -> int:
         " and written there (mode 0600)",
     )
     args = parser.parse_args()
-    settings = GatewaySettings()
+    try:
+        settings = GatewaySettings()
+    except ValidationError as error:
+        line = startup.settings_problem(error, GatewaySettings)
+        return startup.fail("nod-gateway", line, startup.BAD_SETTING)
+    try:
+        return _run(args, settings)
+    except OperationalError as error:
+        line = startup.database_problem(error, settings.database_url)
+        return startup.fail("nod-gateway", line, startup.MISSING_DEPENDENCY)
+
+
+def _run(args: argparse.Namespace, settings: GatewaySettings) -> int:
     configure_logging(
         "gateway", level=settings.log_level, fmt=settings.log_format, color=settings.log_color
     )
@@ -124,6 +138,7 @@ def main() -> int:
         asyncio.run(add_person(settings, args.name, password))
         log.info("gateway.person_added", name=args.name)
     else:
+        startup.check_database(settings.database_url)
         serve(settings)
     return 0
 

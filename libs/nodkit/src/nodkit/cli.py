@@ -7,8 +7,10 @@ from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 import uvloop
+from pydantic import ValidationError
+from sqlalchemy.exc import OperationalError
 
-from nodkit import faults, tracing
+from nodkit import faults, startup, tracing
 from nodkit.logging import configure_logging, get_logger
 from nodkit.migrations import Migrations
 from nodkit.service import Service, serve
@@ -25,16 +27,38 @@ def main(
     migrations: Migrations | None,
 ) -> int:
     """A service without a database (the browser runner) has no migrations:
-    `migrate` then has nothing to do."""
+    `migrate` then has nothing to do. A mistake in how it was started (a
+    setting, the database, the browser) is one line and a non-zero exit."""
     parser = argparse.ArgumentParser(prog=f"nod-{name}")
     parser.add_argument("command", choices=["serve", "migrate"])
     args = parser.parse_args()
-    settings = settings_class()
+    command = f"nod-{name}"
+    try:
+        settings = settings_class()
+    except ValidationError as error:
+        line = startup.settings_problem(error, settings_class)
+        return startup.fail(command, line, startup.BAD_SETTING)
+    try:
+        return _run(name, args.command, settings, build, migrations)
+    except startup.StartupError as error:
+        return startup.fail(command, str(error), startup.MISSING_DEPENDENCY)
+    except OperationalError as error:
+        line = startup.database_problem(error, settings.database_url)
+        return startup.fail(command, line, startup.MISSING_DEPENDENCY)
+
+
+def _run(
+    name: str,
+    command: str,
+    settings: S,
+    build: Callable[[S], Awaitable[Service]],
+    migrations: Migrations | None,
+) -> int:
     configure_logging(
         name, level=settings.log_level, fmt=settings.log_format, color=settings.log_color
     )
     log = get_logger(f"nod_{name}")
-    if args.command == "migrate":
+    if command == "migrate":
         if migrations is None:
             log.info("migrations.none", service=name)
         else:
@@ -44,6 +68,10 @@ def main(
 
     faults.arm(settings.faults)
     tracing.configure(name, settings.otlp_endpoint)
+    if migrations is not None:
+        # A database that isn't there (or refuses us) is a mistake to say at
+        # once; one that is only slow to come up is waited for (serve's boot).
+        startup.check_database(settings.database_url)
 
     async def run() -> None:
         service = await build(settings)

@@ -138,6 +138,8 @@ def configure_logging(
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
+    # Alembic names each plugin it sets up, some 28 lines per migration run.
+    logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)
     return chosen
 
 

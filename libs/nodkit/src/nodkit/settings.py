@@ -20,7 +20,7 @@ import socket
 from collections.abc import Mapping
 from typing import Self
 
-from pydantic import AliasChoices, Field, SecretStr, model_validator
+from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     EnvSettingsSource,
@@ -34,6 +34,11 @@ from nodkit.logging import LogColor, LogFormat
 from nodkit.tls import Tls
 
 FILE_SUFFIX = "_FILE"
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+# The spellings of a PostgreSQL URL people write (libpq's, Heroku's, the
+# psycopg2 default): all mean the one driver nod uses.
+POSTGRES_SCHEMES = ("postgres://", "postgresql://", "postgresql+psycopg2://")
+OUR_SCHEME = "postgresql+psycopg://"
 
 
 class SettingFileError(ValueError):
@@ -280,6 +285,25 @@ class ServiceSettings(BaseSettings):
         description="For tests and `make soak` only: fault points this process acts on,"
         " `name=kill|raise|delay:S|hang[#hit]`, comma-separated (docs/FAULTS.md).",
     )
+
+    @field_validator("log_level")
+    @classmethod
+    def _log_level_is_known(cls, level: str) -> str:
+        if level.upper() not in LOG_LEVELS:
+            raise ValueError(f"must be one of {', '.join(LOG_LEVELS)}")
+        return level.upper()
+
+    @field_validator("database_url")
+    @classmethod
+    def _database_url_is_postgres(cls, url: str) -> str:
+        for spelling in POSTGRES_SCHEMES:
+            if url.startswith(spelling):
+                return OUR_SCHEME + url.removeprefix(spelling)
+        if not url.startswith(OUR_SCHEME):
+            raise ValueError(
+                "must be a PostgreSQL URL, e.g. postgresql+psycopg://user@host:5432/nod"
+            )
+        return url
 
     @model_validator(mode="after")
     def _tls_is_whole(self) -> Self:

@@ -1,4 +1,6 @@
-from pydantic import Field, SecretStr
+from urllib.parse import urlsplit
+
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import SettingsConfigDict
 
 from nodkit.settings import ServiceSettings, shared
@@ -164,3 +166,15 @@ class TasksSettings(ServiceSettings):
     )
     # Small batches keep each delete's locks and WAL short beside the tasks.
     prune_batch: int = Field(1000, gt=0, description="Rows one delete statement removes at most.")
+
+    @field_validator("model_url")
+    @classmethod
+    def _model_url_is_http(cls, url: str) -> str:
+        """Caught at start: without a scheme every task would fail late, as
+        "the connection broke"."""
+        parts = urlsplit(url)
+        if url and (parts.scheme not in ("http", "https") or not parts.hostname):
+            raise ValueError(
+                "must be the provider's http(s) base URL, e.g. https://api.example.com/v1"
+            )
+        return url

@@ -1,9 +1,12 @@
 """One headless Chromium per process (Debian's, never a downloaded build);
 every session gets its own context, so cookies and storage never cross."""
 
+import os
 import shutil
 
 from playwright.async_api import Browser, BrowserContext, Playwright, async_playwright
+
+from nodkit.startup import StartupError
 
 LAUNCH_ARGS = [
     "--no-sandbox",
@@ -16,10 +19,18 @@ LAUNCH_ARGS = [
 
 
 def find_chromium(configured: str = "") -> str:
-    path = configured or shutil.which("chromium") or shutil.which("chromium-browser")
+    if configured:
+        if not (os.path.isfile(configured) and os.access(configured, os.X_OK)):
+            raise StartupError(
+                f"NOD_BROWSER_CHROMIUM names no program ({configured}); install Debian's"
+                " chromium or give its path"
+            )
+        return configured
+    path = shutil.which("chromium") or shutil.which("chromium-browser")
     if not path:
-        raise RuntimeError(
-            "Chromium was not found; install Debian's chromium or set NOD_BROWSER_CHROMIUM"
+        raise StartupError(
+            "no Chromium on PATH; install Debian's chromium (apt-get install chromium)"
+            " or set NOD_BROWSER_CHROMIUM to its path"
         )
     return path
 
