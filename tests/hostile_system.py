@@ -52,7 +52,9 @@ async def hostile_system(token: SecretStr, vault_key: str, model_url: str) -> As
     ):
         migrations.upgrade(url)
     run = uuid.uuid4().hex[:8]
-    shared = {"database_url": url, "service_token": token}
+    # Eight tasks at once need few connections; the machine's PostgreSQL
+    # is shared with other test processes.
+    shared = {"database_url": url, "service_token": token, "db_pool_size": 5}
     running: list[service.RunningService] = []
     chromium = await Chromium.launch()
 

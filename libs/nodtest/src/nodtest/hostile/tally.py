@@ -117,8 +117,9 @@ class Tally:
     def __init__(self, cases: list[Case], watch: Watch) -> None:
         self.rows = {case.id: Row(case) for case in cases}
         self._watch = watch
-        # How much each place held that was looked through.
+        # How much each place held that was looked through, and how long it all took.
         self.searched: Counter[str] = Counter()
+        self.seconds: dict[str, float] = {}
 
     def _by_case(self, sightings: Iterable[Sighting]) -> dict[str, list[Sighting]]:
         found: dict[str, list[Sighting]] = {}
@@ -128,8 +129,8 @@ class Tally:
         return found
 
     def sites(self, received: list[Received]) -> None:
-        self.searched["requests to the sites and the app"] += len(received)
         for request in received:
+            self.searched[f"requests to {request.site}"] += 1
             for case, sightings in self._by_case(request.sightings).items():
                 row = self.rows[case]
                 if request.site == "app":
@@ -205,4 +206,6 @@ def table(tally: Tally) -> str:
     )
     looked = ", ".join(f"{n} {what}" for what, n in tally.searched.items())
     lines.append(f"looked through: {looked}")
+    took = ", ".join(f"{what} {s:.0f} s" for what, s in tally.seconds.items())
+    lines.append(f"took: {took}")
     return "\n".join(lines)

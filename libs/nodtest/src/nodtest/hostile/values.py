@@ -3,7 +3,11 @@ script could write one down, and the search that says which of them a text
 holds: by case, kind and form, never the value itself.
 
 Each case has its own values, so a sighting anywhere (a site's request, a
-model request, a database row, a log line) names the case it came from."""
+model request, a database row, a log line) names the case it came from.
+The suite counts them itself; the person's values also become the
+session's canaries the way every value sent to the vault does (the gRPC
+recorder, nodtest.replies), so the session's last scan looks for them
+too, in every gRPC reply as well."""
 
 import bisect
 import hashlib
@@ -16,7 +20,6 @@ from dataclasses import dataclass
 
 from nodkit.cards import luhn_valid
 from nodtest.canaries import Canary
-from nodtest.canaries import register as register_canary
 from nodtest.leaks import forms as encoded_forms
 
 PASSWORD = "password"
@@ -87,13 +90,6 @@ class CaseValues:
             Secret(self.case, CARD, self.card),
             Secret(self.case, INTERNAL, self.internal),
         ]
-
-    def register(self) -> None:
-        """The person's values join the session's canaries, so the session's
-        own last scan (nodtest.leak_scan) looks for them too."""
-        register_canary(self.password, f"password ({self.case})")
-        register_canary(self.code, f"one-time code ({self.case})")
-        register_canary(self.card, f"card number ({self.case})")
 
 
 @dataclass(frozen=True)
