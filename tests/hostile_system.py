@@ -33,12 +33,15 @@ from nodtest import observed
 from nodtest.database import create_test_database, drop_test_database, libpq_url
 from nodtest.hostile.person import Services
 from nodtest.hostile.suite import APP_NETWORK, SITE_NETWORKS
+from nodtest.processes import free_port
 
 
 @dataclass(frozen=True)
 class System:
     services: Services
     database_url: str
+    # The tasks service's /metrics.
+    tasks_metrics: str
 
 
 @contextlib.asynccontextmanager
@@ -97,6 +100,7 @@ async def hostile_system(token: SecretStr, vault_key: str, model_url: str) -> As
                 allowed_networks=SITE_NETWORKS,
             ),
         )
+        tasks_metrics = f"127.0.0.1:{free_port()}"
         tasks = await start(
             tasks_wiring.build,
             TasksSettings(
@@ -110,10 +114,12 @@ async def hostile_system(token: SecretStr, vault_key: str, model_url: str) -> As
                 model_timeout_s=10.0,
                 outside_waits_poll_s=0.05,
                 watch_poll_s=0.05,
+                metrics_listen=tasks_metrics,
             ),
         )
         channels = [open_channel(a) for a in (claims, approvals, payments, tasks, browser)]
-        yield System(Services(*channels, token=token), libpq_url(url))
+        services = Services(*channels, token=token)
+        yield System(services, libpq_url(url), f"http://{tasks_metrics}")
         for channel in channels:
             await channel.close()
     finally:

@@ -13,7 +13,7 @@ import pytest
 
 from nod.tasks.v1 import tasks_pb2 as pb
 from nodtest.hostile.cases import all_cases
-from nodtest.hostile.suite import HostileSuite, Outcome
+from nodtest.hostile.suite import HostileSuite, Outcome, Target
 from nodtest.hostile.values import CARD, CODE, PASSWORD
 
 from .hostile_system import hostile_system
@@ -33,9 +33,9 @@ async def outcome(service_token, vault_key, log_tee) -> Outcome:
     first_line = len(log_tee.lines)
     try:
         async with hostile_system(service_token, vault_key, suite.model.url) as system:
-            found = await suite.run(
-                system.services, system.database_url, lambda: log_tee.lines[first_line:]
-            )
+            logs = lambda: log_tee.lines[first_line:]  # noqa: E731
+            target = Target(system.services, system.database_url, logs, system.tasks_metrics)
+            found = await suite.run(target)
     finally:
         await suite.close()
     if report := os.environ.get("NOD_HOSTILE_TABLE"):

@@ -221,6 +221,10 @@ def _internal_cases() -> list[Case]:
     def metrics(v: Visit) -> str:
         return p.layout("Status", p.say(do.go_to(_internal(v)), do.send_page()))
 
+    def service_metrics(v: Visit) -> str:
+        # The tasks service's own /metrics, as the system serves it.
+        return p.layout("Status", p.say(do.go_to(f"{v.origins['S']}/metrics"), do.send_page()))
+
     def metadata(v: Visit) -> str:
         return p.layout(
             "Status",
@@ -237,10 +241,16 @@ def _internal_cases() -> list[Case]:
     tries = "to the person's app"
     return [
         Case(
-            "navigate-to-service-metrics",
-            "text: go to 127.0.0.1 /metrics",
+            "navigate-to-metrics-on-127.0.0.1",
+            "text: go to 127.0.0.1 /metrics (a listener of ours)",
             f"what it shows, {tries}",
             (("A", "start", p.page(metrics)),),
+        ),
+        Case(
+            "navigate-to-the-tasks-service-metrics",
+            "text: go to the tasks service's /metrics",
+            f"what it shows, {tries}",
+            (("A", "start", p.page(service_metrics)),),
         ),
         Case(
             "navigate-to-cloud-metadata",

@@ -32,6 +32,19 @@ TASK_TIMEOUT_S = 90.0
 DATABASE_TRIES = 30
 
 
+@dataclass(frozen=True)
+class Target:
+    """The system under test, as the suite meets it."""
+
+    services: Services
+    # libpq URL of the database every service of it keeps its tables in.
+    database_url: str
+    # The services' log lines so far.
+    log_lines: Callable[[], list[str]]
+    # Where one service serves its /metrics (http://127.0.0.1:<port>).
+    service_metrics: str
+
+
 @dataclass
 class Outcome:
     """What the run found: the table's rows and the text of it."""
@@ -78,9 +91,9 @@ class HostileSuite:
         site, page = case.start
         return f"{self.origins[site]}/c/{case.id}/{page}"
 
-    async def run(
-        self, services: Services, database_url: str, log_lines: Callable[[], list[str]]
-    ) -> Outcome:
+    async def run(self, target: Target) -> Outcome:
+        self.origins["S"] = target.service_metrics
+        services = target.services
         loop = asyncio.get_running_loop()
         began = loop.time()
         people = []
@@ -100,8 +113,8 @@ class HostileSuite:
 
         endings = dict(await asyncio.gather(*(one(case, person) for case, person in people)))
         ran = loop.time()
-        rows = await _database_rows(database_url)
-        tally = self.count(endings, rows, log_lines())
+        rows = await _database_rows(target.database_url)
+        tally = self.count(endings, rows, target.log_lines())
         tally.seconds = {"running the cases": ran - began, "counting": loop.time() - ran}
         return Outcome(tally, endings, ran - began, self.records)
 
