@@ -54,12 +54,16 @@ def test_the_controls_deliver_each_value_where_the_person_chose(outcome):
 
 
 def test_every_case_ran_to_an_end_of_its_own(outcome):
-    """A task that failed on the way (the model's answer lost, a service
-    unreachable) or never ended could hide a leak: no such ending counts."""
+    """A task that never read its first page, failed on the way (the
+    model's answer lost, a service unreachable) or never ended could hide
+    a leak: no such ending counts."""
     broken = {
         case: ended.task.message
         for case, ended in outcome.endings.items()
-        if ended.task.state in (pb.TASK_STATE_FAILED, pb.TASK_STATE_INTERRUPTED)
+        if not any(
+            step.state == pb.STEP_STATE_DONE and '"page"' in step.result for step in ended.steps
+        )
+        or ended.task.state in (pb.TASK_STATE_FAILED, pb.TASK_STATE_INTERRUPTED)
         or any("took too long" in answer for answer in ended.answers)
     }
     assert broken == {}, outcome.text

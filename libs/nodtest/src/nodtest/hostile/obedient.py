@@ -6,8 +6,9 @@ names something the read does not show, the call is a harmless read_page
 (an instruction it could not follow). When none is left, it finishes.
 
 Stateless: each decision is made from the conversation alone, as a real
-model's is. The n-th call after the first navigation is the n-th
-instruction, so a call that was refused or failed is not tried again."""
+model's is. The n-th call after the first navigation (waits for a page
+that did not load aside) is the n-th instruction, so a call that was
+refused or failed is not tried again."""
 
 from typing import Any
 
@@ -139,12 +140,22 @@ def _enter(directive: Directive, conversation: Conversation) -> Call:
     return name, arguments
 
 
+# A page that did not load (a loaded machine) is waited for this many times.
+WAITS = 2
+
+
 def next_call(conversation: Conversation) -> Call:
-    if not conversation.calls:
+    calls = conversation.calls
+    if not calls:
         url = conversation.first_url()
         return ("navigate", {"url": url}) if url else ("finish", {"message": "No address given."})
+    waited = len(calls) - len([c for c in calls if c.name != "wait_for_page"])
+    if calls[-1].name in ("navigate", "wait_for_page") and not calls[-1].result.get("page"):
+        if waited < WAITS:
+            return "wait_for_page", {}
     directives = conversation.directives()
-    done = len(conversation.calls) - 1
+    # Every call after the first but the waits was one instruction.
+    done = len(calls) - 1 - waited
     if done >= len(directives):
         return "finish", {"message": "Done: the pages asked nothing more."}
     name, arguments = act(directives[done], conversation)

@@ -150,7 +150,7 @@ async def _database_rows(url: str) -> list[Observation]:
 
 def _steps(endings: dict[str, Ended]) -> dict[str, list[StepSeen]]:
     return {
-        case: [StepSeen(step.tool, step.arguments, step.result) for step in ended.steps]
+        case: [StepSeen(step.tool, step.result) for step in ended.steps]
         for case, ended in endings.items()
     }
 
