@@ -23,7 +23,7 @@ unexport PYTHONDONTWRITEBYTECODE
 # pins it; install scripts stay off, so nothing is fetched but the packages.
 TOOLS := tools/node_modules/.package-lock.json
 
-.PHONY: setup run test soak lint contracts accept-protos bench gen check-gen lock clean images config-docs
+.PHONY: setup run test soak lint contracts accept-protos bench gen check-gen lock clean images config-docs hostile
 
 setup: $(STAMP)
 
@@ -110,6 +110,18 @@ images:
 # prints a table.
 soak: setup
 	$(PY) -m soak.run
+
+# The hostile pages (tests/test_hostile_pages.py, docs/HOSTILE_PAGES.md):
+# every case run once, then the table of where each private value went.
+# Exits as the module did (any count above 0 fails it).
+# CASES=part,part runs only the cases whose names hold one of the parts.
+HOSTILE_TABLE := var/hostile-table.txt
+hostile: setup
+	@mkdir -p var; rm -f $(HOSTILE_TABLE)
+	@NOD_HOSTILE_TABLE=$(HOSTILE_TABLE) NOD_HOSTILE_CASES="$(CASES)" $(PY) -m pytest -n 0 -q \
+	  tests/test_hostile_pages.py > var/hostile-pytest.log 2>&1; status=$$?; \
+	if [ -f $(HOSTILE_TABLE) ]; then cat $(HOSTILE_TABLE); else tail -40 var/hostile-pytest.log; fi; \
+	echo "(pytest's output: var/hostile-pytest.log)"; exit $$status
 
 bench: setup
 	$(PY) bench/claims_bench.py
