@@ -5,7 +5,8 @@ and without it, rounds alternating.
 In this process: the demo shop (its product page), the pattern sites (the
 checkout, whose card fields are three frames from a second origin) and a
 page of 30 subresources (10 stylesheets, 10 scripts, 10 images, none
-cacheable), all on 127.0.0.2/127.0.0.3 like every test site; one Chromium
+cacheable; over http, then over https, which the proxy tunnels), all on
+127.0.0.2/127.0.0.3 like every test site; one Chromium
 launched with the runner's arguments, one context through the proxy (as a
 session's is) and one without. Each load is `goto(url, wait_until="load")`
 in a new page, timed; the proxy forwards each plain-http request on an
@@ -17,10 +18,12 @@ BENCH_EGRESS_ROUNDS (default 15) rounds per page after BENCH_EGRESS_WARMUP
 
 import asyncio
 import os
+import ssl
 import statistics
 import time
 from importlib.metadata import version
 
+import trustme
 from aiohttp import web
 from playwright.async_api import BrowserContext, async_playwright
 
@@ -48,7 +51,9 @@ def many_page() -> str:
     return "<!doctype html><html><head><title>many</title></head><body>" + "".join(parts)
 
 
-async def start_many() -> tuple[web.AppRunner, str]:
+async def start_many() -> tuple[web.AppRunner, str, str]:
+    """The page over http and over https (a throwaway CA's certificate)."""
+
     async def page(request):
         return web.Response(text=many_page(), content_type="text/html", headers=NO_STORE)
 
@@ -65,7 +70,15 @@ async def start_many() -> tuple[web.AppRunner, str]:
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
     await web.TCPSite(runner, SITE_HOST, 0).start()
-    return runner, f"http://{SITE_HOST}:{runner.addresses[0][1]}/many"
+    tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    trustme.CA().issue_cert(SITE_HOST).configure_cert(tls)
+    await web.TCPSite(runner, SITE_HOST, 0, ssl_context=tls).start()
+    http_port, https_port = (address[1] for address in runner.addresses)
+    return (
+        runner,
+        f"http://{SITE_HOST}:{http_port}/many",
+        f"https://{SITE_HOST}:{https_port}/many",
+    )
 
 
 async def load_ms(context: BrowserContext, url: str) -> float:
@@ -94,7 +107,7 @@ async def measure(guarded: BrowserContext, bare: BrowserContext, url: str) -> tu
 async def main() -> None:
     shop = await start_shop()
     patterns = await start_patterns()
-    many_runner, many_url = await start_many()
+    many_runner, many_url, many_tls_url = await start_many()
     egress = EgressProxy(parse_networks(BROWSER_ALLOWED_NETWORKS))
     await egress.start()
     playwright = await async_playwright().start()
@@ -102,12 +115,16 @@ async def main() -> None:
         browser = await playwright.chromium.launch(
             executable_path=find_chromium(), headless=True, args=LAUNCH_ARGS
         )
-        guarded = await browser.new_context(proxy=egress.proxy_for("bench"))
-        bare = await browser.new_context()
+        # The https page's certificate is a throwaway CA's.
+        guarded = await browser.new_context(
+            proxy=egress.proxy_for("bench"), ignore_https_errors=True
+        )
+        bare = await browser.new_context(ignore_https_errors=True)
         pages = {
             "demo shop /product": f"{shop.url}/product",
             "pattern shop /checkout (3 frames)": f"{patterns.url}/checkout",
             f"{3 * SUBRESOURCES} subresources": many_url,
+            f"{3 * SUBRESOURCES} subresources, https": many_tls_url,
         }
         print(
             f"Egress benchmark: {os.cpu_count()} cores, {ROUNDS} loads each (after {WARMUP}"
