@@ -14,6 +14,7 @@ import json
 import socket
 from dataclasses import dataclass
 
+import grpc
 import pytest
 from aiohttp import WSMsgType, web
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -23,7 +24,7 @@ from nod.browser.v1 import browser_pb2_grpc
 from nod_browser.adapters.egress_proxy import EgressProxy
 from nod_browser.wiring import build
 from nodkit import service
-from nodkit.client import open_channel
+from nodkit.client import NodRpcError, open_channel
 from nodkit.networks import parse_networks
 from nodtest.addresses import BROWSER_ALLOWED_NETWORKS, SITE_HOST
 from nodtest.browser import browser_open, browser_read, control_ref, poll
@@ -110,6 +111,9 @@ def pages(inside_url: str) -> list[web.RouteDef]:
     async def frame(request):
         return await html(f'<p>framed</p><iframe src="{inside_url}"></iframe>')
 
+    async def popup(request):
+        return await html(f"<p>a popup</p><script>window.open('{inside_url}')</script>")
+
     async def fetching(request):
         return await html(
             "<p id=out>waiting</p><script>"
@@ -169,6 +173,7 @@ def pages(inside_url: str) -> list[web.RouteDef]:
         web.get("/", home),
         web.get("/to-inside", to_inside),
         web.get("/frame", frame),
+        web.get("/popup", popup),
         web.get("/fetch", fetching),
         web.get("/post", posting),
         web.get("/socket", socket_to),
@@ -263,18 +268,32 @@ async def test_loopback_by_address_name_and_redirect_is_refused(
     assert all("to-inside" not in json.dumps(r) for r in refused)
 
 
-async def test_a_frame_a_fetch_and_a_websocket_to_loopback_are_refused(
+async def test_https_to_loopback_is_refused(guarded, as_person, inside, log_tee):
+    stub, _ = await guarded()
+    session_id, _ = await browser_open(stub, as_person)
+
+    with pytest.raises(grpc.aio.AioRpcError) as failure:
+        await goto(stub, as_person, session_id, f"https://127.0.0.1:{inside.port}/")
+
+    assert NodRpcError(failure.value).reason == "NAVIGATION_FAILED"
+    assert [r["rule"] for r in refusals(log_tee, session_id)] == ["own"]
+    assert inside.connections == 0
+
+
+async def test_a_frame_a_popup_a_fetch_and_a_websocket_to_loopback_are_refused(
     guarded, as_person, inside, site, log_tee
 ):
     stub, _ = await guarded()
     session_id, _ = await browser_open(stub, as_person, f"{site.url}/frame")
+    await goto(stub, as_person, session_id, f"{site.url}/popup")
+    await poll(lambda: len(refusals(log_tee, session_id)) >= 2, what="the popup's refusal")
     await goto(stub, as_person, session_id, f"{site.url}/fetch")
     await text_becomes(stub, as_person, session_id, "fetch failed", "fetched")
     await goto(stub, as_person, session_id, f"{site.url}/socket?to=ws://127.0.0.1:{inside.port}/")
     shown = await text_becomes(stub, as_person, session_id, "socket failed", "echo")
 
     assert "socket failed" in shown
-    await poll(lambda: len(refusals(log_tee, session_id)) >= 3, what="three refusals")
+    await poll(lambda: len(refusals(log_tee, session_id)) >= 4, what="four refusals")
     assert inside.connections == 0
 
 
