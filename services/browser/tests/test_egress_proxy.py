@@ -5,10 +5,14 @@ of the inside."""
 
 import asyncio
 import base64
+import ipaddress
+import socket
 
 import pytest
 
 from nod_browser.adapters.egress_proxy import EgressProxy
+from nod_browser.adapters.own_addresses import own_addresses
+from nod_browser.settings import BrowserSettings
 from nodkit.networks import parse_networks
 from nodtest.addresses import BROWSER_ALLOWED_NETWORKS, SITE_HOST
 
@@ -161,3 +165,26 @@ async def test_refusals_name_nothing_of_the_inside(proxy, request_line, status):
     body = answer.partition(b"\r\n\r\n")[2]
     for inside in (b"127.0.0.1", b"169.254", b"10.0.0", b"::1", b"nothing.invalid", b"5432"):
         assert inside not in body
+
+
+class ClaimsName:
+    async def resolve(self, host: str, port: int):
+        if host == "claims.test":
+            return [ipaddress.ip_address("10.20.30.40")]
+        raise socket.gaierror(socket.EAI_NONAME, "no such name")
+
+
+async def test_nods_own_addresses_are_every_service_address_the_runner_knows(service_token):
+    settings = BrowserSettings(
+        service_token=service_token,
+        listen="0.0.0.0:50054",
+        metrics_listen="192.0.2.7:52054",
+        claims_addr="dns:///claims.test:50051,198.51.100.9:50051",
+        database_url="postgresql+psycopg://nod@203.0.113.5:5432/nod",
+    )
+
+    own = await own_addresses(settings, ClaimsName())
+
+    wanted = ["127.0.0.1", "::1", "192.0.2.7", "10.20.30.40", "198.51.100.9", "203.0.113.5"]
+    assert {ipaddress.ip_address(a) for a in wanted} <= own
+    assert not any(address.is_unspecified for address in own)

@@ -35,8 +35,9 @@ def _host(endpoint: str) -> str | None:
 
 async def own_addresses(settings: BrowserSettings, resolver: Resolver) -> frozenset[Address]:
     endpoints = [settings.listen, settings.health_listen, settings.metrics_listen]
-    hosts = {_host(endpoint) for endpoint in endpoints if endpoint}
-    hosts.add(_host(settings.claims_addr))
+    # The claims service's replicas may be listed one by one, comma-separated.
+    endpoints += settings.claims_addr.split(",")
+    hosts = {_host(endpoint.strip()) for endpoint in endpoints if endpoint}
     hosts.add(urlsplit(settings.database_url).hostname)
     hosts.add(socket.gethostname())
     found: set[Address] = set(ALWAYS)
