@@ -223,7 +223,7 @@ class Bare:
         self.shop_url = shop_url
 
     async def open(self) -> None:
-        self._context = await self._chromium.new_context()
+        self._context = await self._chromium.new_context(None)  # bare: no address guard
         self.page = await self._context.new_page()
 
     async def one_entry(self) -> float:

@@ -63,9 +63,10 @@ class Chromium:
             raise
         return cls(playwright, browser)
 
-    async def new_context(self, proxy: ProxySettings) -> BrowserContext:
+    async def new_context(self, proxy: ProxySettings | None) -> BrowserContext:
         """`proxy` carries the context's pages and Playwright's own requests
-        for it (route.fetch) alike."""
+        for it (route.fetch) alike. A session's is always the address
+        guard's; None (straight out) is for a benchmark's bare baseline."""
         # Service workers could answer requests where the request guard can't see them.
         return await self._browser.new_context(
             service_workers="block", accept_downloads=False, proxy=proxy
