@@ -128,6 +128,7 @@ bench: setup
 	$(PY) bench/replicas_bench.py
 	$(PY) bench/enter_private_bench.py
 	$(PY) bench/pattern_entry_bench.py
+	$(PY) bench/egress_bench.py
 	$(PY) bench/app_entry_bench.py
 	$(PY) bench/tasks_bench.py
 	$(PY) bench/gateway_bench.py

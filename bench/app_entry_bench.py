@@ -119,7 +119,7 @@ class Bare:
 
     async def fresh(self) -> Page:
         await self.close()
-        self._context = await self._chromium.new_context()
+        self._context = await self._chromium.new_context(None)  # bare: no address guard
         self._context.set_default_timeout(30_000)
         self.page = await self._context.new_page()
         return self.page

@@ -35,6 +35,7 @@ from nod.claims.v1 import claims_pb2 as cpb
 from nod.claims.v1 import claims_pb2_grpc
 from nod_browser.adapters.chromium import Chromium
 from nodkit.client import call_metadata, open_channel
+from nodtest.addresses import BROWSER_ALLOWED_NETWORKS, SITE_HOST
 from nodtest.database import create_test_database, drop_test_database
 from nodtest.processes import free_port, run_migrate, wait_until_serving
 
@@ -56,11 +57,11 @@ def start(module: str, args: list[str], env: dict[str, str], log_name: str) -> s
     )
 
 
-async def wait_for_port(port: int, timeout_s: float = 30.0) -> None:
+async def wait_for_port(port: int, timeout_s: float = 30.0, host: str = "127.0.0.1") -> None:
     deadline = time.monotonic() + timeout_s
     while True:
         try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            socket.create_connection((host, port), timeout=1).close()
             return
         except OSError:
             if time.monotonic() > deadline:
@@ -100,6 +101,8 @@ async def start_claims_and_browser(
             | {
                 "NOD_BROWSER_LISTEN": browser_addr,
                 "NOD_CLAIMS_ADDR": claims_addr,
+                # The sites measured live on 127.0.0.2 and up (nodtest.addresses).
+                "NOD_BROWSER_ALLOWED_NETWORKS": BROWSER_ALLOWED_NETWORKS,
                 "NOD_INSTANCE_ID": "bench-browser",
             },
             "browser.log",
@@ -220,7 +223,7 @@ class Bare:
         self.shop_url = shop_url
 
     async def open(self) -> None:
-        self._context = await self._chromium.new_context()
+        self._context = await self._chromium.new_context(None)  # bare: no address guard
         self.page = await self._context.new_page()
 
     async def one_entry(self) -> float:
@@ -263,13 +266,20 @@ async def main() -> None:
         processes.append(
             start(
                 "nod_demo.shop",
-                ["--port", str(shop_port), "--account", f"{USERNAME}:{PASSWORD}"],
+                [
+                    "--host",
+                    SITE_HOST,
+                    "--port",
+                    str(shop_port),
+                    "--account",
+                    f"{USERNAME}:{PASSWORD}",
+                ],
                 {},
                 "shop.log",
             )
         )
-        shop_url = f"http://127.0.0.1:{shop_port}"
-        await wait_for_port(shop_port)
+        shop_url = f"http://{SITE_HOST}:{shop_port}"
+        await wait_for_port(shop_port, host=SITE_HOST)
 
         chromium = await Chromium.launch()
         runner, bare = Runner(browser_addr, claims_addr, shop_url), Bare(chromium, shop_url)

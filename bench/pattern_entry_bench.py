@@ -151,7 +151,7 @@ class Bare:
         self.sites = sites
 
     async def open(self) -> None:
-        self._context = await self._chromium.new_context()
+        self._context = await self._chromium.new_context(None)  # bare: no address guard
         self.page: Page = await self._context.new_page()
 
     async def go(self, path: str) -> Page:

@@ -24,6 +24,10 @@ from nodrun.supervisor import supervisor  # noqa: E402
 
 VAR = pathlib.Path(os.environ.get("NOD_RUN_VAR") or ROOT / "var")
 PY = sys.executable
+# The demo shop and app live on 127.0.0.2: 127.0.0.1 is the services', which
+# the browser never reaches. It may reach 127.0.0.2-127.0.0.31.
+DEMO_HOST = "127.0.0.2"
+BROWSER_ALLOWED_NETWORKS = "127.0.0.2/31,127.0.0.4/30,127.0.0.8/29,127.0.0.16/28"
 
 
 def base_env(database_url: str) -> dict[str, str]:
@@ -38,6 +42,9 @@ def base_env(database_url: str) -> dict[str, str]:
         # The demo shop and app are local stand-ins for outside parties.
         "NOD_APPROVALS_ALLOWED_NETWORKS": os.environ.get(
             "NOD_APPROVALS_ALLOWED_NETWORKS", "127.0.0.0/8"
+        ),
+        "NOD_BROWSER_ALLOWED_NETWORKS": os.environ.get(
+            "NOD_BROWSER_ALLOWED_NETWORKS", BROWSER_ALLOWED_NETWORKS
         ),
         "PYTHONUNBUFFERED": "1",
         **log_env(os.environ, interactive=sys.stdout.isatty()),
@@ -114,7 +121,7 @@ def demo_ports() -> tuple[int, int]:
     those are still free (fewer moves for the seeded items)."""
     saved = VAR / "demo-ports"
     ports = [int(p) for p in saved.read_text().split()] if saved.exists() else []
-    if len(ports) != 2 or not all(port_is_free("127.0.0.1", p) for p in ports):
+    if len(ports) != 2 or not all(port_is_free(DEMO_HOST, p) for p in ports):
         ports = [free_port(), free_port()]
         saved.write_text(" ".join(map(str, ports)))
     return ports[0], ports[1]
@@ -131,7 +138,7 @@ def main() -> None:
     migrate(env)
     add_first_person(env)
     shop_port, app_port = demo_ports()
-    shop_url, app_url = f"http://127.0.0.1:{shop_port}", f"http://127.0.0.1:{app_port}"
+    shop_url, app_url = f"http://{DEMO_HOST}:{shop_port}", f"http://{DEMO_HOST}:{app_port}"
 
     manager = supervisor()
     for service in [*SERVICES, GATEWAY]:
@@ -140,9 +147,13 @@ def main() -> None:
         )
     account = f"{demo.SHOP_USERNAME}:{demo.SHOP_PASSWORD}:{demo.SHOP_TOTP_SEED}"
     manager.add_process(
-        "shop", f"{PY} -m nod_demo.shop --port {shop_port} --account {account}", env=env
+        "shop",
+        f"{PY} -m nod_demo.shop --host {DEMO_HOST} --port {shop_port} --account {account}",
+        env=env,
     )
-    manager.add_process("app", f"{PY} -m nod_demo.webhook_app --port {app_port}", env=env)
+    manager.add_process(
+        "app", f"{PY} -m nod_demo.webhook_app --host {DEMO_HOST} --port {app_port}", env=env
+    )
     # The set-up is a process of its own, not a thread: honcho forks this
     # process for each child, and a fork taken while another thread holds a
     # lock (gRPC's, stdout's) leaves a child stuck before it ever starts.

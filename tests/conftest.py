@@ -21,6 +21,7 @@ from nod_payments import wiring as payments_wiring
 from nod_payments.settings import PaymentsSettings
 from nodkit import service
 from nodkit.client import open_channel
+from nodtest.addresses import BROWSER_ALLOWED_NETWORKS
 from nodtest.make_run import MakeRun
 
 from .wheelhouse import WheelHouse
@@ -51,6 +52,8 @@ async def system(database_url, service_token, vault_key, log_tee):
         instance_id=f"e2e-browser-{uuid.uuid4().hex[:8]}",
         action_timeout_s=5.0,
         entry_timeout_s=10.0,
+        # The test sites' addresses (127.0.0.2 and up), never the services' 127.0.0.1.
+        allowed_networks=BROWSER_ALLOWED_NETWORKS,
     )
     browser = await service.start(
         await browser_wiring.build(browser_settings, chromium=chromium),

@@ -237,3 +237,27 @@ def test_each_browser_replica_is_listed_by_its_stable_address(kustomization):
         if "podSelector" in peer
     ]
     assert "nod-tasks" in callers
+
+
+@pytest.mark.parametrize("kustomization", list(KUSTOMIZATIONS))
+def test_the_browser_may_reach_public_addresses_dns_and_claims_only(kustomization):
+    """The browser's NetworkPolicy fences its egress as its address guard
+    does: the cluster's inside is excepted from the public ranges."""
+    policy = find(render(KUSTOMIZATIONS[kustomization]), "NetworkPolicy", "nod-browser")
+    assert "Egress" in policy["spec"]["policyTypes"]
+    rules = policy["spec"]["egress"]
+    blocks = [peer["ipBlock"] for rule in rules for peer in rule["to"] if "ipBlock" in peer]
+    public = {block["cidr"]: set(block.get("except", [])) for block in blocks}
+    assert set(public) == {"0.0.0.0/0", "::/0"}
+    inside = {"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10"}
+    assert inside | {"127.0.0.0/8", "169.254.0.0/16"} <= public["0.0.0.0/0"]
+    assert {"::1/128", "fc00::/7", "fe80::/10"} <= public["::/0"]
+    named = [
+        (peer["podSelector"]["matchLabels"], rule.get("ports"))
+        for rule in rules
+        for peer in rule["to"]
+        if "podSelector" in peer
+    ]
+    assert ({"app.kubernetes.io/name": "nod-claims"}, [{"port": 50051}]) in named
+    assert any(labels == {"k8s-app": "kube-dns"} for labels, _ in named)
+    assert len(named) == 2

@@ -18,6 +18,8 @@ import uuid
 import psycopg
 from playwright.async_api import Page, expect
 
+from nodtest.addresses import SITE_HOST
+
 from .people import Person
 from .shop import one_time_code
 
@@ -154,10 +156,10 @@ def another_site(html: str):
         def log_message(self, *args):
             pass
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server = http.server.ThreadingHTTPServer((SITE_HOST, 0), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
+        yield f"http://{SITE_HOST}:{server.server_address[1]}/"
     finally:
         server.shutdown()
         server.server_close()

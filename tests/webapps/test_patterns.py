@@ -8,6 +8,7 @@ import pytest
 from playwright.async_api import Page, expect
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
+from nodtest.addresses import OTHER_SITE_HOST
 from nodtest.claims import CANARY_CARD
 
 SIGNED_IN = "Signed in as ada"
@@ -37,7 +38,7 @@ async def test_hosted_card_fields_pay_from_another_origin(page, pattern_sites):
     )
     assert await page.locator("input[autocomplete=cc-number]").count() == 0  # not in the page
     (frame,) = [f for f in page.frames if f.url.startswith(sites.card_url)]
-    assert urlparse(frame.url).hostname == "localhost" != urlparse(page.url).hostname
+    assert urlparse(frame.url).hostname == OTHER_SITE_HOST != urlparse(page.url).hostname
     assert sites.count("hosted_card") == 1
     assert sites.outcome("hosted_card", "paid") == 1
     assert sites.state.last["hosted_card"]["cardnumber"]["length"] == 16

@@ -2,7 +2,7 @@
 it receives (even the ones it then drops or holds) and answers the way it is
 told to, so tests and `make run` can see exactly what nod sent.
 
-    python -m nod_demo.webhook_app --port 0   # first line: listening http://127.0.0.1:PORT
+    python -m nod_demo.webhook_app --port 0   # first line: listening http://127.0.0.2:PORT
 """
 
 import argparse
@@ -153,7 +153,12 @@ def make_app(state: WebhookState | None = None) -> web.Application:
     return app
 
 
-async def start_webhook_app(port: int = 0, host: str = "127.0.0.1"):
+# A site the browser may show as well: on 127.0.0.2 like the shop, not on the
+# services' 127.0.0.1.
+DEFAULT_HOST = "127.0.0.2"
+
+
+async def start_webhook_app(port: int = 0, host: str = DEFAULT_HOST):
     """(runner, base url, state); stop with `await runner.cleanup()`."""
     state = WebhookState()
     runner = web.AppRunner(make_app(state), shutdown_timeout=1.0, access_log=None)
@@ -164,8 +169,8 @@ async def start_webhook_app(port: int = 0, host: str = "127.0.0.1"):
     return runner, f"http://{host}:{bound}", state
 
 
-async def _serve(port: int) -> None:
-    runner, url, _state = await start_webhook_app(port)
+async def _serve(port: int, host: str) -> None:
+    runner, url, _state = await start_webhook_app(port, host)
     print(f"listening {url}", flush=True)
     try:
         await asyncio.Event().wait()
@@ -176,9 +181,10 @@ async def _serve(port: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m nod_demo.webhook_app")
     parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--host", default=DEFAULT_HOST)
     args = parser.parse_args()
     try:
-        asyncio.run(_serve(args.port))
+        asyncio.run(_serve(args.port, args.host))
     except KeyboardInterrupt:
         pass
 

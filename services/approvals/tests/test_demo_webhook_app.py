@@ -12,7 +12,7 @@ async def test_the_demo_app_runs_as_a_process_and_records_what_it_gets():
     )
     try:
         first_line = (await asyncio.wait_for(process.stdout.readline(), 15)).decode().strip()
-        assert first_line.startswith("listening http://127.0.0.1:")
+        assert first_line.startswith("listening http://127.0.0.2:")
         url = first_line.removeprefix("listening ")
         async with httpx.AsyncClient(base_url=url, trust_env=False) as client:
             ok = await client.post(

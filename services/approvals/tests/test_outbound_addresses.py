@@ -96,7 +96,7 @@ async def test_the_allowed_networks_let_through_exactly_those_networks(
     port = webhook_app.url.rsplit(":", 1)[1]
     allowed = await connect_webhook(approvals_stub, as_person, webhook_app.hook_url())
     mapped = await connect_webhook(
-        approvals_stub, as_person, f"http://[::ffff:127.0.0.1]:{port}/hooks/orders"
+        approvals_stub, as_person, f"http://[::ffff:127.0.0.2]:{port}/hooks/orders"
     )
 
     assert allowed.connected and mapped.connected

@@ -14,6 +14,7 @@ from nod_browser.settings import BrowserSettings
 from nod_browser.wiring import build
 from nodkit import service
 from nodkit.client import open_channel
+from nodtest.addresses import BROWSER_ALLOWED_NETWORKS
 from nodtest.processes import Peer, ServiceProcess, free_port, wait_until_serving
 
 
@@ -76,6 +77,8 @@ def browser_settings(claims_addr: str, service_token, **overrides) -> BrowserSet
         "entry_timeout_s": 10.0,
         "request_timeout_s": 30.0,
         "migration_poll_s": 0.2,
+        # The test sites' addresses (127.0.0.2 and up), never the services' 127.0.0.1.
+        "allowed_networks": BROWSER_ALLOWED_NETWORKS,
     }
     return BrowserSettings(**(values | overrides))
 

@@ -1,11 +1,13 @@
-"""A small site on loopback under two origins at once (127.0.0.1 and
-localhost on one port), for pages whose frames must be cross-origin, as
+"""A small site on loopback under two origins at once (127.0.0.2 and
+127.0.0.3 on one port), for pages whose frames must be cross-origin, as
 hosted card fields are."""
 
 import contextlib
 from collections.abc import AsyncIterator
 
 from aiohttp import web
+
+from nodtest.addresses import OTHER_SITE_HOST, SITE_HOST
 
 
 @contextlib.asynccontextmanager
@@ -16,9 +18,10 @@ async def two_origin_site(routes: list[web.RouteDef]) -> AsyncIterator[tuple[str
     app.add_routes(routes)
     runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.5)
     await runner.setup()
-    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    await web.TCPSite(runner, SITE_HOST, 0).start()
     port = runner.addresses[0][1]
+    await web.TCPSite(runner, OTHER_SITE_HOST, port).start()
     try:
-        yield f"http://127.0.0.1:{port}", f"http://localhost:{port}"
+        yield f"http://{SITE_HOST}:{port}", f"http://{OTHER_SITE_HOST}:{port}"
     finally:
         await runner.cleanup()

@@ -12,6 +12,7 @@ from aiohttp import web
 
 from nod.claims.v1 import claims_pb2
 from nod_browser.domain.card_expiry import Option, could_take, expiry_part, pick_option
+from nodtest.addresses import SITE_HOST
 from nodtest.browser import browser_open, browser_read, control_ref, enter_request, field_ref
 from nodtest.claims import CANARY_CARD, put_card
 
@@ -65,8 +66,8 @@ async def shop():
     app.add_routes([web.get("/", form), web.post("/pay", pay)])
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
-    await web.TCPSite(runner, "127.0.0.1", 0).start()
-    state.url = f"http://127.0.0.1:{runner.addresses[0][1]}"
+    await web.TCPSite(runner, SITE_HOST, 0).start()
+    state.url = f"http://{SITE_HOST}:{runner.addresses[0][1]}"
     yield state
     await runner.cleanup()
 

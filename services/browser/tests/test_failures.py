@@ -15,6 +15,7 @@ from aiohttp import web
 from nod.browser.v1 import browser_pb2 as pb
 from nod.claims.v1 import claims_pb2
 from nodkit.client import NodRpcError
+from nodtest.addresses import SITE_HOST
 from nodtest.browser import (
     browser_login,
     browser_open,
@@ -140,9 +141,9 @@ async def stalling_site():
     )
     runner = web.AppRunner(app, shutdown_timeout=0.1)
     await runner.setup()
-    tcp = web.TCPSite(runner, "127.0.0.1", 0)
+    tcp = web.TCPSite(runner, SITE_HOST, 0)
     await tcp.start()
-    site.url = f"http://127.0.0.1:{runner.addresses[0][1]}"
+    site.url = f"http://{SITE_HOST}:{runner.addresses[0][1]}"
     yield site
     never.set()
     await runner.cleanup()

@@ -30,7 +30,7 @@ class Site:
 
 @pytest.fixture
 async def cutting_site():
-    """The page on 127.0.0.1, its card frame on localhost (another site),
+    """The page on 127.0.0.2, its card frame on 127.0.0.3 (another site),
     which reads the card and cuts the connection without an answer."""
     site = Site()
 

@@ -11,6 +11,7 @@ import pytest
 from aiohttp import web
 
 from nod.claims.v1 import claims_pb2
+from nodtest.addresses import OTHER_SITE_HOST
 from nodtest.browser import browser_open, browser_read, enter_request, poll
 from nodtest.claims import CANARY_CARD, put_card
 
@@ -71,7 +72,9 @@ async def test_each_card_value_goes_into_its_own_hosted_frame(
     frames = {f.frame_id: f for f in page.frames}
     assert len({f.frame_id for f in kinds.values()}) == 3
     assert {frames[f.frame_id].title for f in kinds.values()} == {"number", "expiry", "cvc"}
-    assert all(frames[f.frame_id].origin.startswith("http://localhost:") for f in kinds.values())
+    assert all(
+        frames[f.frame_id].origin.startswith(f"http://{OTHER_SITE_HOST}:") for f in kinds.values()
+    )
     request = enter_request(
         session_id,
         card.id,

@@ -11,6 +11,7 @@ import pytest
 from nod.browser.v1 import browser_pb2 as pb
 from nod.claims.v1 import claims_pb2
 from nodkit.client import NodRpcError
+from nodtest.addresses import OTHER_SITE_HOST, SITE_HOST
 from nodtest.browser import browser_login, browser_open, enter_request, field_ref, put_shop_login
 from nodtest.claims import CANARY_PASSWORD, op_id, put_card
 from nodtest.demo import SHOP_USERNAME, shop_count, shop_wait_for_count
@@ -165,7 +166,7 @@ async def test_a_resend_from_a_page_of_another_origin_is_answered_from_the_recor
     first = await browser_login(
         browser_stub, as_person, session_id, page, item.id, operation_id=operation_id
     )
-    elsewhere = shop_site.url.replace("127.0.0.1", "localhost") + "/login"
+    elsewhere = shop_site.url.replace(SITE_HOST, OTHER_SITE_HOST) + "/login"
     moved = await browser_stub.Navigate(
         pb.NavigateRequest(session_id=session_id, url=elsewhere), metadata=as_person
     )
@@ -174,7 +175,8 @@ async def test_a_resend_from_a_page_of_another_origin_is_answered_from_the_recor
         browser_stub, as_person, session_id, moved.page, item.id, operation_id=operation_id
     )
 
-    assert moved.page.url.startswith("http://localhost:") and moved.page.login_form_present
+    assert moved.page.url.startswith(f"http://{OTHER_SITE_HOST}:")
+    assert moved.page.login_form_present
     assert not again.entered and again.claim.id == first.claim.id
     assert again.claim.state == claims_pb2.CLAIM_STATE_SUBMITTED
     assert shop_count(shop_site, "login") == 1

@@ -10,6 +10,7 @@ import pytest
 from aiohttp import web
 
 from nod.browser.v1 import browser_pb2 as pb
+from nodtest.addresses import SITE_HOST
 from nodtest.browser import browser_open, field_ref, poll
 
 from .test_sessions import refused
@@ -65,8 +66,8 @@ async def site():
     )
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
-    await web.TCPSite(runner, "127.0.0.1", 0).start()
-    state.url = f"http://127.0.0.1:{runner.addresses[0][1]}"
+    await web.TCPSite(runner, SITE_HOST, 0).start()
+    state.url = f"http://{SITE_HOST}:{runner.addresses[0][1]}"
     yield state
     await runner.cleanup()
 

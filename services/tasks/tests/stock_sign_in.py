@@ -8,6 +8,8 @@ from dataclasses import dataclass
 
 from aiohttp import web
 
+from nodtest.addresses import SITE_HOST
+
 PASSWORD = "the-right-password"
 
 
@@ -42,8 +44,8 @@ class StockSignIn:
         app.router.add_get("/app.js", self._script)
         self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
         await self._runner.setup()
-        await web.TCPSite(self._runner, "127.0.0.1", 0).start()
-        self.url = f"http://127.0.0.1:{self._runner.addresses[0][1]}"
+        await web.TCPSite(self._runner, SITE_HOST, 0).start()
+        self.url = f"http://{SITE_HOST}:{self._runner.addresses[0][1]}"
         return self
 
     async def _login(self, request: web.Request) -> web.Response:

@@ -5,7 +5,7 @@ Prints `listening http://HOST:PORT` as its first line, then serves until stopped
 import argparse
 import asyncio
 
-from nod_demo.shop.server import start_shop
+from nod_demo.shop.server import DEFAULT_HOST, start_shop
 from nod_demo.shop.state import Account
 
 
@@ -28,7 +28,7 @@ async def main(args: argparse.Namespace) -> None:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(prog="python -m nod_demo.shop")
-    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--host", default=DEFAULT_HOST)
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--account", type=parse_account, action="append", default=[])
     try:

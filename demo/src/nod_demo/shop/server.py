@@ -35,9 +35,20 @@ class RunningShop:
         await self.runner.cleanup()
 
 
+# The browser never reaches 127.0.0.1 (the services' address): local sites
+# live on 127.0.0.2 and up (NOD_BROWSER_ALLOWED_NETWORKS allows them).
+DEFAULT_HOST = "127.0.0.2"
+
+
 async def start_shop(
-    accounts: Iterable[Account] = (), *, host: str = "127.0.0.1", port: int = 0
+    accounts: Iterable[Account] = (),
+    *,
+    host: str = DEFAULT_HOST,
+    port: int = 0,
+    also_on: Iterable[str] = (),
 ) -> RunningShop:
+    """also_on: more hosts to answer on, at the same port (another origin of
+    the same shop)."""
     state = ShopState()
     for account in accounts:
         state.add_account(account)
@@ -46,4 +57,6 @@ async def start_shop(
     site = web.TCPSite(runner, host, port)
     await site.start()
     bound_port = runner.addresses[0][1]
+    for other in also_on:
+        await web.TCPSite(runner, other, bound_port).start()
     return RunningShop(f"http://{host}:{bound_port}", state, runner)

@@ -74,6 +74,12 @@ MODEL_RETRIES = Counter(
     "Model attempts tried again after a temporary failure, by provider and the failure's status",
     ["provider", "status"],
 )
+EGRESS_REFUSED = Counter(
+    "nod_browser_egress_refused",
+    "Browser requests refused by the address guard, by rule (loopback, link_local,"
+    " private, special, own, ...)",
+    ["rule"],
+)
 
 
 class RpcMetrics:

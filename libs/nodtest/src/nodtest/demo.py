@@ -6,6 +6,7 @@ import asyncio
 
 import pytest
 
+from nodtest.addresses import OTHER_SITE_HOST, SITE_HOST
 from nodtest.canaries import CANARY_PASSWORD
 
 SHOP_USERNAME = "ada@example.com"
@@ -21,7 +22,10 @@ async def shop_site():
         [
             Account(SHOP_USERNAME, CANARY_PASSWORD),
             Account(SHOP_TOTP_USERNAME, CANARY_PASSWORD, SHOP_TOTP_SEED),
-        ]
+        ],
+        host=SITE_HOST,
+        # The same shop under another origin, for pages that must be elsewhere.
+        also_on=[OTHER_SITE_HOST],
     )
     yield shop
     await shop.close()

@@ -17,6 +17,7 @@ from pydantic import SecretStr
 from nodkit.client import call_metadata, open_channel
 from nodkit.tls import Tls
 from nodtest import observed
+from nodtest.addresses import BROWSER_ALLOWED_NETWORKS
 from nodtest.children import tied_to_me
 from nodtest.processes import free_port
 
@@ -61,6 +62,8 @@ class MakeRun:
             "NOD_RUN_VAR": str(var),
             "NOD_RUN_DATABASE": database,
             "NOD_LOG_FORMAT": "json",
+            # The demo sites' addresses (127.0.0.2 and up), as make run's own default.
+            "NOD_BROWSER_ALLOWED_NETWORKS": BROWSER_ALLOWED_NETWORKS,
             **env,
         }
         for name, address in self.addresses.items():

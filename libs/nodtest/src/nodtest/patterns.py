@@ -4,7 +4,7 @@ code over six boxes, a cookie banner over the form, a sign-in inside a
 shadow root, a bank's confirmation in a popup, a two-step sign-in.
 
 Two aiohttp applications, started in-process: the shop on
-http://127.0.0.1:<port> and the card host on http://localhost:<port> (a
+http://127.0.0.2:<port> and the card host on http://127.0.0.3:<port> (a
 different site, as a payment provider's frame is, so Chromium runs it as an
 out-of-process frame). Each page counts what it received, keeping the
 lengths and hashes of the values, never the values, and the shop shows the
@@ -23,6 +23,7 @@ from aiohttp import web
 
 from nod_demo.shop.state import fingerprint
 from nodtest import pattern_pages as pages
+from nodtest.addresses import OTHER_SITE_HOST, SITE_HOST
 from nodtest.claims import CANARY_PASSWORD
 
 USERNAME = "ada"
@@ -292,9 +293,9 @@ class PatternSites:
             await runner.cleanup()
 
 
-def _listening_socket() -> socket.socket:
+def _listening_socket(host: str) -> socket.socket:
     sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
+    sock.bind((host, 0))
     return sock
 
 
@@ -309,9 +310,9 @@ async def start_patterns(state: PatternState | None = None) -> PatternSites:
     """Both applications; their sockets are bound first, so each knows the
     other's origin before it starts."""
     state = state or PatternState()
-    shop_socket, card_socket = _listening_socket(), _listening_socket()
-    shop_origin = f"http://127.0.0.1:{shop_socket.getsockname()[1]}"
-    card_origin = f"http://localhost:{card_socket.getsockname()[1]}"
+    shop_socket, card_socket = _listening_socket(SITE_HOST), _listening_socket(OTHER_SITE_HOST)
+    shop_origin = f"http://{SITE_HOST}:{shop_socket.getsockname()[1]}"
+    card_origin = f"http://{OTHER_SITE_HOST}:{card_socket.getsockname()[1]}"
     apps = []
     for routes in (shop, card_host):
         app = web.Application()

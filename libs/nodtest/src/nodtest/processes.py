@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from nodkit.client import wait_until_serving
 from nodkit.tls import Tls
 from nodtest import observed
+from nodtest.addresses import BROWSER_ALLOWED_NETWORKS
 from nodtest.children import tied_to_me
 
 # A port the kernel picks (bind to 0) comes from its ephemeral range, the
@@ -76,6 +77,9 @@ class ServiceProcess:
 
     def __init__(self, module: str, env: dict[str, str], log_path: pathlib.Path) -> None:
         self.module = module
+        if module == "nod_browser":
+            # The test sites' addresses, unless the test says otherwise.
+            env = {"NOD_BROWSER_ALLOWED_NETWORKS": BROWSER_ALLOWED_NETWORKS, **env}
         self.env = env
         self.log_path = log_path
         self.process: subprocess.Popen | None = None

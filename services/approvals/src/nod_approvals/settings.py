@@ -3,7 +3,7 @@ from typing import Annotated
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import NoDecode, SettingsConfigDict
 
-from nod_approvals.domain.network import Network, parse_networks
+from nodkit.networks import Network, parse_networks
 from nodkit.settings import ServiceSettings, shared
 
 

@@ -1,6 +1,9 @@
-from pydantic import Field
-from pydantic_settings import SettingsConfigDict
+from typing import Annotated
 
+from pydantic import Field, field_validator
+from pydantic_settings import NoDecode, SettingsConfigDict
+
+from nodkit.networks import Network, parse_networks
 from nodkit.settings import ServiceSettings, shared
 
 
@@ -77,3 +80,24 @@ class BrowserSettings(ServiceSettings):
         description="A read after a submission waits at most this long, once the page has"
         " loaded, for its network to go quiet.",
     )
+    # Every request of every session goes through the runner's address guard
+    # (adapters/egress_proxy.py): public addresses only, so a page (or a
+    # model told to open one) can't reach the cluster's inside.
+    allowed_networks: Annotated[tuple[Network, ...], NoDecode] = Field(
+        (),
+        description="Networks (comma-separated CIDRs) the browser may reach besides public"
+        " addresses, e.g. 127.0.0.2/31,127.0.0.4/30 for local test sites. Checked against the"
+        " address each request connects to; nod's own addresses (127.0.0.1, the claims"
+        " service's, the database's, this runner's) stay refused even inside them.",
+    )
+    egress_connect_timeout_s: float = Field(
+        10.0,
+        gt=0,
+        description="How long the address guard waits for a site's name to resolve and its"
+        " server to accept a connection.",
+    )
+
+    @field_validator("allowed_networks", mode="before")
+    @classmethod
+    def _networks(cls, value):
+        return parse_networks(value) if isinstance(value, str) else value

@@ -1,11 +1,14 @@
-"""Builds the browser runner from its settings: one Chromium per process, the
-live sessions, the claims client (and the ends it still has to record), the
-servicer; the boot release (before SERVING) and the holder lease renewal
-(G12). Nothing else constructs them."""
+"""Builds the browser runner from its settings: the address guard every
+request goes through, one Chromium per process, the live sessions, the
+claims client (and the ends it still has to record), the servicer;
+the boot release (before SERVING) and the holder lease renewal (G12).
+Nothing else constructs them."""
 
 from nod.browser.v1 import browser_pb2, browser_pb2_grpc
 from nod_browser.adapters.chromium import Chromium
 from nod_browser.adapters.claims_client import ClaimsClient
+from nod_browser.adapters.egress_proxy import EgressProxy, Resolver, SystemResolver
+from nod_browser.adapters.own_addresses import own_addresses
 from nod_browser.api.browser import BrowserServicer
 from nod_browser.app.claim_ends import ClaimEnds
 from nod_browser.app.private_entry import PrivateEntries
@@ -19,11 +22,34 @@ from nodkit.service import GrpcService, Service
 SERVICES = browser_pb2.DESCRIPTOR.services_by_name
 
 
-async def build(settings: BrowserSettings, *, chromium: Chromium | None = None) -> Service:
+async def build(
+    settings: BrowserSettings,
+    *,
+    chromium: Chromium | None = None,
+    resolver: Resolver | None = None,
+    egress: EgressProxy | None = None,
+) -> Service:
     """Tests may share one Chromium between runners (`chromium`); it is then
-    theirs to close."""
+    theirs to close. They may also hand in the names the address guard
+    resolves (`resolver`), or the guard itself (`egress`, started: then
+    theirs to stop, to see health notice)."""
+    own_egress = egress is None
+    if egress is None:
+        resolver = resolver or SystemResolver()
+        egress = EgressProxy(
+            settings.allowed_networks,
+            never=await own_addresses(settings, resolver),
+            resolver=resolver,
+            connect_timeout_s=settings.egress_connect_timeout_s,
+        )
+        await egress.start()
     own_chromium = chromium is None
-    browser = chromium or await Chromium.launch(settings.chromium)
+    try:
+        browser = chromium or await Chromium.launch(settings.chromium, egress.proxy_for())
+    except BaseException:
+        if own_egress:
+            await egress.close()
+        raise
     claims = ClaimsClient(
         settings.claims_addr,
         settings.own_token("browser"),
@@ -31,7 +57,7 @@ async def build(settings: BrowserSettings, *, chromium: Chromium | None = None) 
         settings.claims_timeout_s,
         tls=settings.tls(),
     )
-    sessions = Sessions(settings.max_sessions)
+    sessions = Sessions(settings.max_sessions, closed=egress.forget)
     ends = ClaimEnds(claims, settings.end_retry_first_s, settings.end_retry_max_s)
     entries = PrivateEntries(claims, ends, settings)
 
@@ -55,6 +81,8 @@ async def build(settings: BrowserSettings, *, chromium: Chromium | None = None) 
         await claims.close()
         if own_chromium:
             await browser.close()
+        if own_egress:
+            await egress.close()
 
     return Service(
         name="browser",
@@ -62,11 +90,13 @@ async def build(settings: BrowserSettings, *, chromium: Chromium | None = None) 
             GrpcService(
                 SERVICES["BrowserService"],
                 browser_pb2_grpc.add_BrowserServiceServicer_to_server,
-                BrowserServicer(browser, sessions, entries, settings),
+                BrowserServicer(browser, egress, sessions, entries, settings),
             )
         ],
         boot=lambda: release_previous_life(claims, settings.migration_poll_s),
         background=[renew, close_idle],
+        # A runner whose guard is gone can't load a page: NOT_SERVING.
+        probe=egress.probe,
         close=close,
         collectors=[
             Reading(

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
+from nodtest.addresses import SITE_HOST
 from nodtest.processes import free_port
 from nodtest.webapps.process import SiteProcess
 
@@ -163,13 +164,13 @@ async def start_site(
             "--noreload",
             "--insecure",  # serves the static files with DEBUG off
             "--skip-checks",
-            f"127.0.0.1:{port}",
+            f"{SITE_HOST}:{port}",
         ],
         site_env(settings, db, **extra_env),
         directory / "server.log",
     )
     process.start()
-    url = f"http://127.0.0.1:{port}"
+    url = f"http://{SITE_HOST}:{port}"
     try:
         await process.wait_until_answering(url + ready_path)
     except BaseException:

@@ -1,4 +1,5 @@
-"""A web application's own server as a child process on 127.0.0.1.
+"""A web application's own server as a child process on 127.0.0.2 (the
+browser's sites never live on the services' 127.0.0.1).
 
 The child must never outlive the test process, however that ends: stop()
 sends SIGTERM then SIGKILL, an atexit hook stops what is still running,

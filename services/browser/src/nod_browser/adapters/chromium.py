@@ -1,10 +1,20 @@
 """One headless Chromium per process (Debian's, never a downloaded build);
-every session gets its own context, so cookies and storage never cross."""
+every session gets its own context, so cookies and storage never cross.
+
+Everything Chromium sends goes through the runner's address guard
+(egress_proxy.py): each context is given the proxy with its session's user
+name, and the browser itself the runner's, for anything outside a context."""
 
 import os
 import shutil
 
-from playwright.async_api import Browser, BrowserContext, Playwright, async_playwright
+from playwright.async_api import (
+    Browser,
+    BrowserContext,
+    Playwright,
+    ProxySettings,
+    async_playwright,
+)
 
 from nodkit.startup import StartupError
 
@@ -15,6 +25,13 @@ LAUNCH_ARGS = [
     "--disable-component-update",
     "--disable-sync",
     "--no-first-run",
+    # WebRTC would otherwise send UDP (STUN, media) straight to any address a
+    # page names, around the proxy: only TCP through the proxy is left (a
+    # TURN server over TCP, judged like any request). Chromium 156 reads the
+    # policy from this switch (the `webrtc.ip_handling_policy` preference).
+    "--webrtc-ip-handling-policy=disable_non_proxied_udp",
+    # QUIC is UDP, which no HTTP proxy carries.
+    "--disable-quic",
 ]
 
 
@@ -41,20 +58,30 @@ class Chromium:
         self._browser = browser
 
     @classmethod
-    async def launch(cls, configured_path: str = "") -> "Chromium":
+    async def launch(
+        cls, configured_path: str = "", proxy: ProxySettings | None = None
+    ) -> "Chromium":
         playwright = await async_playwright().start()
         try:
             browser = await playwright.chromium.launch(
-                executable_path=find_chromium(configured_path), headless=True, args=LAUNCH_ARGS
+                executable_path=find_chromium(configured_path),
+                headless=True,
+                args=LAUNCH_ARGS,
+                proxy=proxy,
             )
         except BaseException:
             await playwright.stop()
             raise
         return cls(playwright, browser)
 
-    async def new_context(self) -> BrowserContext:
+    async def new_context(self, proxy: ProxySettings | None) -> BrowserContext:
+        """`proxy` carries the context's pages and Playwright's own requests
+        for it (route.fetch) alike. A session's is always the address
+        guard's; None (straight out) is for a benchmark's bare baseline."""
         # Service workers could answer requests where the request guard can't see them.
-        return await self._browser.new_context(service_workers="block", accept_downloads=False)
+        return await self._browser.new_context(
+            service_workers="block", accept_downloads=False, proxy=proxy
+        )
 
     async def close(self) -> None:
         await self._browser.close()

@@ -5,6 +5,7 @@ and builds the reply."""
 from nod.browser.v1 import browser_pb2 as pb
 from nod.browser.v1 import browser_pb2_grpc
 from nod_browser.adapters.chromium import Chromium
+from nod_browser.adapters.egress_proxy import EgressProxy
 from nod_browser.api.convert import entry_request, page_to_pb, session_to_pb
 from nod_browser.app import browsing, widgets
 from nod_browser.app.private_entry import PrivateEntries
@@ -23,11 +24,13 @@ class BrowserServicer(browser_pb2_grpc.BrowserServiceServicer):
     def __init__(
         self,
         chromium: Chromium,
+        egress: EgressProxy,
         sessions: Sessions,
         entries: PrivateEntries,
         settings: BrowserSettings,
     ) -> None:
         self._chromium = chromium
+        self._egress = egress
         self._sessions = sessions
         self._entries = entries
         self._settings = settings
@@ -46,7 +49,7 @@ class BrowserServicer(browser_pb2_grpc.BrowserServiceServicer):
         owner = current_user()
         task_id = validation.printable_id("task_id", request.task_id)
         session = await browsing.open_session(
-            self._chromium, self._sessions, self._settings, owner, task_id
+            self._chromium, self._egress, self._sessions, self._settings, owner, task_id
         )
         return pb.OpenSessionResponse(session_id=session.id)
 

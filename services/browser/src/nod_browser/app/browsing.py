@@ -5,6 +5,7 @@ from playwright.async_api import Error
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from nod_browser.adapters.chromium import Chromium
+from nod_browser.adapters.egress_proxy import EgressProxy
 from nod_browser.adapters.locating import locate_one
 from nod_browser.adapters.page_reader import PRIVATE_FIELD, quiet, read_page, settle
 from nod_browser.adapters.request_guard import send_unsafe_requests_once
@@ -15,13 +16,25 @@ from nodkit.redaction import redact_value
 
 
 async def open_session(
-    chromium: Chromium, sessions: Sessions, settings: BrowserSettings, owner: str, task_id: str
+    chromium: Chromium,
+    egress: EgressProxy,
+    sessions: Sessions,
+    settings: BrowserSettings,
+    owner: str,
+    task_id: str,
 ) -> Session:
     sessions.check_room()
-    context = await chromium.new_context()
+    session_id = sessions.new_id()
+    # Every request of the context, the request guard's own included, goes
+    # through the address guard under the session's name.
+    try:
+        context = await chromium.new_context(egress.proxy_for(session_id))
+    except BaseException:
+        egress.forget(session_id)
+        raise
     context.set_default_timeout(settings.action_timeout_s * 1000)
     answers = await send_unsafe_requests_once(context, settings.request_timeout_s)
-    return sessions.add(owner, task_id, context, await context.new_page(), answers)
+    return sessions.add(session_id, owner, task_id, context, await context.new_page(), answers)
 
 
 async def navigate(session: Session, url: str, settings: BrowserSettings) -> None:

@@ -8,7 +8,7 @@ cancels what is still running on it before its context is closed.
 import asyncio
 import time
 import uuid
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TypeVar
@@ -130,19 +130,30 @@ class Session:
 
 
 class Sessions:
-    def __init__(self, max_sessions: int) -> None:
+    def __init__(
+        self, max_sessions: int, closed: Callable[[str], None] = lambda session_id: None
+    ) -> None:
+        """closed: told each closed session's id (the address guard then
+        lets its requests through no more)."""
         self._max = max_sessions
+        self._closed = closed
         self._by_id: dict[str, Session] = {}
+
+    @staticmethod
+    def new_id() -> str:
+        """A session's id, made before its context: the context's requests carry it."""
+        return str(uuid.uuid4())
 
     def add(
         self,
+        session_id: str,
         owner: str,
         task_id: str,
         context: BrowserContext,
         page: Page,
         submit_answers: SubmitAnswers,
     ) -> Session:
-        session = Session(str(uuid.uuid4()), owner, task_id, context, page, submit_answers)
+        session = Session(session_id, owner, task_id, context, page, submit_answers)
         submit_answers.about = session.about
         self._by_id[session.id] = session
         log.info("session.opened", session_id=session.id, task_id=task_id)
@@ -176,6 +187,7 @@ class Sessions:
             self._by_id.pop(session.id, None)
         await asyncio.gather(*(s.close() for s in sessions), return_exceptions=True)
         for session in sessions:
+            self._closed(session.id)
             log.info("session.closed", session_id=session.id, task_id=session.task_id)
         return len(sessions)
 

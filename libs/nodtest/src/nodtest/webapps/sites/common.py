@@ -17,7 +17,8 @@ DATABASES = {
 }
 SECRET_KEY = os.environ["NODTEST_SITE_SECRET_KEY"]
 DEBUG = False
-ALLOWED_HOSTS = ["127.0.0.1", "localhost"]
+# Where the browser reaches the site (nodtest.addresses): never 127.0.0.1.
+ALLOWED_HOSTS = ["127.0.0.2", "127.0.0.3"]
 USE_TZ = True
 TIME_ZONE = "UTC"
 LANGUAGE_CODE = "en"

@@ -11,8 +11,8 @@ import ipaddress
 import socket
 from collections.abc import Sequence
 
-from nod_approvals.domain.network import Address, Network, refusal
 from nodkit.errors import InvalidArgument, Unavailable
+from nodkit.networks import Address, Network, refusal
 
 # At connect time; at send time the send's own budget bounds it.
 RESOLVE_TIMEOUT_S = 5.0

@@ -19,7 +19,7 @@ import aiosmtplib
 from nod_approvals.adapters.connectors.addresses import AddressGuard, Refused, Unresolved
 from nod_approvals.adapters.connectors.base import Send, app_message
 from nod_approvals.domain.approvals import ExecutionState, Outcome, not_run, uncertain
-from nod_approvals.domain.network import Address
+from nodkit.networks import Address
 
 # After the message's fate is known, how long a goodbye may take.
 QUIT_TIMEOUT_S = 2.0
