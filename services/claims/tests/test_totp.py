@@ -15,6 +15,7 @@ import pyotp
 import pytest
 
 from nod.claims.v1 import claims_pb2 as pb
+from nodkit import faults
 from nodkit.client import call_metadata
 from nodtest.claims import ORIGIN
 from nodtest.rpc import expect_error
@@ -249,6 +250,30 @@ async def test_a_resend_of_a_granted_claim_takes_no_step(claims_stub, vault_stub
     after = await claims_stub.Claim(code_request(item, holder), metadata=as_person)
     assert after.granted and step_of(after) == now_step + 1
     assert await steps_of_claims(db, [first.claim.id]) == taken_before
+
+
+async def test_a_code_claim_hung_before_its_commit_takes_no_step(
+    claims_stub, vault_stub, as_person, log_tee
+):
+    """The step is part of the claim's transaction: rolled back at the
+    caller's deadline, it takes nothing, and the resend is given the
+    current step."""
+    seed, username = fresh_account()
+    item = await login_with_seed(vault_stub, as_person, seed, username)
+    holder = await live_holder(claims_stub, as_person)
+    request = code_request(item, holder)
+    now_step = await well_inside_a_step(margin_s=12)
+    faults.arm("claims.claim_before_commit=hang")
+    try:
+        await expect_error(
+            claims_stub.Claim(request, metadata=as_person, timeout=1.5),
+            grpc.StatusCode.DEADLINE_EXCEEDED,
+        )
+        assert any("faults.fired" in line for line in log_tee.lines)
+    finally:
+        faults.arm("")
+    granted = await claims_stub.Claim(request, metadata=as_person, timeout=8)
+    assert granted.granted and step_of(granted) == now_step
 
 
 async def test_a_refused_claim_takes_nothing_and_its_operation_can_be_claimed_once_a_step_is_free(
