@@ -95,3 +95,13 @@ def test_a_digest_is_checked_under_the_key_it_names_after_rotation():
     assert rotated.digest_matches(token, "secret", "ada")
     assert rotated.digest("secret", "ada").startswith("k-new:")
     assert not Sealer(f"k-new:{new_key_setting()}").digest_matches(token, "secret", "ada")
+
+
+def test_digests_under_every_listed_key_find_a_value_digested_before_rotation():
+    old = new_key_setting()
+    before = Sealer(f"k-old:{old}").digests("secret", "ada")
+    rotated = Sealer(f"k-new:{new_key_setting()},k-old:{old}")
+    after = rotated.digests("secret", "ada")
+    assert len(before) == 1 and len(after) == 2
+    assert after[0] == rotated.digest("secret", "ada") and after[1] == before[0]
+    assert not any("secret" in token for token in after)

@@ -2,6 +2,7 @@
 one-time private entry), or computed from a saved login's totp_seed."""
 
 import pyotp
+import pytest
 
 from nod.claims.v1 import claims_pb2
 from nodtest.browser import (
@@ -15,6 +16,19 @@ from nodtest.browser import (
 )
 from nodtest.claims import CANARY_PASSWORD
 from nodtest.demo import SHOP_TOTP_SEED, SHOP_TOTP_USERNAME, shop_count
+
+
+@pytest.fixture
+async def seeded_shop():
+    """The shop, its code-step account with a seed of its own: a code is
+    given once per account, wherever its seed is saved, so a seed shared
+    with other tests' sign-ins would share their time steps too."""
+    from nod_demo.shop import Account, start_shop
+
+    seed = pyotp.random_base32(32)
+    shop = await start_shop([Account(SHOP_TOTP_USERNAME, CANARY_PASSWORD, seed)])
+    yield shop, seed
+    await shop.close()
 
 
 async def sign_in_to_code_step(browser_stub, vault_stub, meta, shop, *, totp_seed=None):
@@ -60,10 +74,11 @@ async def test_a_code_typed_by_the_person_is_entered_once(
 
 
 async def test_a_saved_login_with_a_seed_enters_the_current_code(
-    browser_stub, vault_stub, as_person, shop_site
+    browser_stub, vault_stub, as_person, seeded_shop
 ):
+    shop, seed = seeded_shop
     item, session_id, page = await sign_in_to_code_step(
-        browser_stub, vault_stub, as_person, shop_site, totp_seed=SHOP_TOTP_SEED
+        browser_stub, vault_stub, as_person, shop, totp_seed=seed
     )
     request = enter_request(
         session_id,
@@ -104,13 +119,14 @@ async def test_a_login_without_a_seed_asked_for_a_code_ends_uncertain_having_typ
 
 
 async def test_a_second_sign_in_in_the_same_window_waits_for_the_next_code(
-    browser_stub, vault_stub, as_person, shop_site
+    browser_stub, vault_stub, as_person, seeded_shop
 ):
     """A site refuses a code used before (RFC 6238, 5.2): the claims service
-    grants each time step's code once per login, so the second entry gets
+    gives each time step's code once per account, so the second entry gets
     the next step's code and types it when that step begins."""
+    shop_site, seed = seeded_shop
     item, first_session, first_page = await sign_in_to_code_step(
-        browser_stub, vault_stub, as_person, shop_site, totp_seed=SHOP_TOTP_SEED
+        browser_stub, vault_stub, as_person, shop_site, totp_seed=seed
     )
     second_session, second_page = await browser_open(
         browser_stub, as_person, f"{shop_site.url}/login"

@@ -33,6 +33,22 @@ async def add_totp_step(db, person: str, step: int, seconds_ago: float) -> None:
     )
 
 
+async def add_account_step(db, person: str, step: int, seconds_ago: float) -> None:
+    # An account key of this test's own (in service, a keyed digest).
+    await db.execute(
+        "INSERT INTO claims.totp_account_steps (account_key, step, claim_id, created_at)"
+        " VALUES (%s, %s, %s, now() - make_interval(secs => %s))",
+        (f"{person}:{uuid.uuid4().hex}", step, str(uuid.uuid4()), seconds_ago),
+    )
+
+
+async def account_steps(db, person: str) -> list[tuple[int]]:
+    found = await db.execute(
+        "SELECT step FROM claims.totp_account_steps WHERE account_key LIKE %s", (f"{person}:%",)
+    )
+    return await found.fetchall()
+
+
 async def rows(db, table: str, person: str) -> int:
     found = await db.execute(f"SELECT count(*) FROM claims.{table} WHERE owner = %s", (person,))
     return (await found.fetchone())[0]
@@ -51,7 +67,9 @@ async def test_request_ids_and_totp_steps_past_their_keep_are_pruned(
     for _ in range(OLD):
         await add_old_request_id(db, person, KEEP_REQUEST_IDS_S + 60)
         await add_totp_step(db, person, 1, KEEP_TOTP_STEPS_S + 60)
+        await add_account_step(db, person, 1, KEEP_TOTP_STEPS_S + 60)
     await add_totp_step(db, person, 2, KEEP_TOTP_STEPS_S - 600)  # inside its keep
+    await add_account_step(db, person, 2, KEEP_TOTP_STEPS_S - 600)
     _, _, vault = await claims_with(
         request_ids_keep_s=KEEP_REQUEST_IDS_S,
         totp_steps_keep_s=KEEP_TOTP_STEPS_S,
@@ -68,8 +86,10 @@ async def test_request_ids_and_totp_steps_past_their_keep_are_pruned(
     first = (await vault.PutItem(request, metadata=as_person, timeout=20)).item
 
     async def old_ones_gone() -> bool:
-        return await rows(db, "vault_requests", person) == 1 and (
-            await rows(db, "totp_steps", person) == 1
+        return (
+            await rows(db, "vault_requests", person) == 1
+            and await rows(db, "totp_steps", person) == 1
+            and len(await account_steps(db, person)) == 1
         )
 
     await until(old_ones_gone, "the request ids and TOTP steps past their keep deleted")
@@ -80,3 +100,4 @@ async def test_request_ids_and_totp_steps_past_their_keep_are_pruned(
     assert await rows(db, "vault_items", person) == 1
     steps = await db.execute("SELECT step FROM claims.totp_steps WHERE owner = %s", (person,))
     assert await steps.fetchall() == [(2,)]
+    assert await account_steps(db, person) == [(2,)]

@@ -125,6 +125,14 @@ class Sealer:
         digits that reads like a card number."""
         return f"{self._current_id}:{self._keyed(self._current_id, plaintext, context)}"
 
+    def digests(self, plaintext: str, *context: str) -> list[str]:
+        """`digest` under every key of the ring, the newest first: a value
+        looked up by digest (one row per digest) is still found after the
+        keys rotate, while both are listed."""
+        return [
+            f"{key_id}:{self._keyed(key_id, plaintext, context)}" for key_id in self._digest_keys
+        ]
+
     def digest_matches(self, token: str, plaintext: str, *context: str) -> bool:
         """Whether `token` (from digest) was made of this plaintext and
         context. A digest under a key no longer listed can't be checked and

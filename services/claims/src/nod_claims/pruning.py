@@ -10,7 +10,7 @@ from collections.abc import Awaitable
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from nod_claims.settings import ClaimsSettings
-from nod_claims.store.models import totp_steps, vault_requests
+from nod_claims.store.models import totp_account_steps, totp_steps, vault_requests
 from nodkit.pruning import Prunable, prune_forever
 
 
@@ -18,6 +18,7 @@ def prunables(settings: ClaimsSettings) -> tuple[Prunable, ...]:
     return (
         Prunable(vault_requests, vault_requests.c.created_at, settings.request_ids_keep_s),
         Prunable(totp_steps, totp_steps.c.created_at, settings.totp_steps_keep_s),
+        Prunable(totp_account_steps, totp_account_steps.c.created_at, settings.totp_steps_keep_s),
     )
 
 

@@ -7,8 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from psycopg_pool import AsyncConnectionPool
-from sqlalchemy.exc import SQLAlchemyError
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from nod_claims.app.claim_batches import ClaimBatches
 from nod_claims.app.vault import ITEM_TABLE, PRIVATE_ENTRY_TABLE
@@ -29,13 +28,14 @@ from nod_claims.domain.claims import (
     explain_refused_check,
     explain_refused_transition,
 )
+from nod_claims.domain.vault import StoredItem
 from nod_claims.store import claims as repo
 from nod_claims.store import totp as totp_repo
 from nod_claims.store import vault as vault_repo
 from nodkit import context, faults, listing, validation
 from nodkit.crypto import Sealer, SealError
 from nodkit.db import call_deadline
-from nodkit.errors import DomainError, FailedPrecondition, NotFound, Unavailable
+from nodkit.errors import FailedPrecondition, NotFound, Unavailable
 from nodkit.logging import get_logger
 from nodkit.metrics import count_uncertain
 
@@ -44,9 +44,9 @@ log = get_logger("nod_claims.claims")
 CLAIMS_TABLE = "claims"
 UNREADABLE = "the saved value could not be opened; nothing was entered"
 UNDELIVERED = "the grant never reached the runner (it had stopped waiting); nothing was entered"
-NO_CODE = "no one-time code could be given for the login; nothing was entered"
-# Racing grants of one login's codes: each loser takes the step after.
-RESERVE_TRIES = 3
+# Part of every account key's digest context: a digest made for the TOTP
+# ledger means nothing elsewhere.
+ACCOUNT_KEYS = "totp_account_steps"
 
 
 @dataclass(frozen=True)
@@ -96,15 +96,18 @@ class Claims:
     async def claim(self, owner: str, request: ClaimRequest) -> ClaimOutcome:
         request = check_claim_request(request)
         await faults.point("claims.claim_received")
-        if request.kind in SAVED_KINDS and request.companion_entry_id is None:
+        if (
+            request.kind in SAVED_KINDS
+            and request.companion_entry_id is None
+            and not request.totp_code
+        ):
             outcome = await self._claim_saved_item(owner, request)
         else:
+            # A one-time entry, or a code's time step, is taken with the claim.
             outcome = await self._run_to_its_end(owner, request)
         if outcome is None:
             return await self._not_granted(owner, request)
         await faults.point("claims.secret_unsealed")
-        if request.totp_code:
-            await self._give_totp_code(owner, outcome)
         if _caller_gave_up():
             # The reply can't reach anyone: nobody holds the grant.
             outcome.secret_fields.clear()
@@ -162,42 +165,15 @@ class Claims:
             # Nothing was entered; end the claim so it can't stay RUNNING.
             await self.finish(owner, record.id, record.holder, ClaimState.UNCERTAIN, UNREADABLE)
             raise
+        secret.pop("totp_seed", None)  # never leaves the vault; no code was asked for
         return ClaimOutcome(True, record, secret)
-
-    async def _give_totp_code(self, owner: str, outcome: ClaimOutcome) -> None:
-        """A code for the login's next unused time step, in place of its seed
-        (which never leaves the vault). Without one, nothing can be entered:
-        the claim ends UNCERTAIN at once, as any entry cut off before typing."""
-        seed = outcome.secret_fields.pop("totp_seed", "")
-        if not seed:
-            return  # the runner finds no code and types nothing
-        record = outcome.claim
-        now_step = totp.step_at(time.time())
-        try:
-            step = None
-            for _ in range(RESERVE_TRIES):
-                async with self._engine.begin() as conn:
-                    step = await totp_repo.reserve_step(
-                        conn, owner, record.item_id, now_step, record.id
-                    )
-                if step is not None:
-                    break
-            if step is None:
-                raise Unavailable("the code's time step could not be reserved")
-            granted = totp.grant(seed, step, now_step)
-        except (DomainError, SQLAlchemyError, TimeoutError):
-            outcome.secret_fields.clear()
-            await self.finish(owner, record.id, record.holder, ClaimState.UNCERTAIN, NO_CODE)
-            raise
-        outcome.secret_fields["totp_code"] = granted.code
-        outcome.secret_fields["totp_not_before"] = str(granted.not_before)
-        log.info("claim.totp_step", claim_id=record.id, step=granted.step, ahead=step - now_step)
 
     async def _claim_with_one_time_entry(
         self, owner: str, request: ClaimRequest, give_up_at: float | None
     ) -> ClaimOutcome | None:
-        """A transaction: the claim, then the one-time entry taken (deleted) with
-        it. Any error rolls both back: nothing was granted, nothing destroyed.
+        """A transaction: the claim, then the one-time entry taken (deleted) or
+        the code's time step taken with it. Any error rolls them all back:
+        nothing was granted, nothing destroyed, no step used.
         What comes before COMMIT gives up at `give_up_at` (the caller's
         deadline) with a TimeoutError, rolled back; COMMIT itself is never cut
         off by it, so its outcome is always known here."""
@@ -206,7 +182,7 @@ class Claims:
                 record = await repo.insert_running_claim(conn, owner, request)
                 if record is None:
                     return None
-                secret = await self._take_secret(conn, owner, request)
+                secret = await self._take_secret(conn, owner, request, record.id)
                 await repo.add_event(
                     conn,
                     record.id,
@@ -236,16 +212,61 @@ class Claims:
         # concurrent change (the item deleted or re-pointed) won the race.
         raise FailedPrecondition("the claim could not be made; try a new operation", reason="RACED")
 
-    async def _take_secret(self, conn, owner: str, request: ClaimRequest) -> dict[str, str]:
+    async def _take_secret(
+        self, conn, owner: str, request: ClaimRequest, claim_id: str
+    ) -> dict[str, str]:
         if request.kind in SAVED_KINDS:
             found = await vault_repo.get_item(conn, owner, request.item_id)
             item = check_saved_item(found, request)
             fields = self._sealer.open_fields(item.sealed_fields, owner, ITEM_TABLE, item.id)
-            fields |= await self._take_entry(
-                conn, owner, request.companion_entry_id, EntryKind.SECURITY_CODE, request.task_id
-            )
+            seed = fields.pop("totp_seed", "")  # never leaves the vault
+            if request.totp_code and seed:  # without one, the runner finds no code
+                fields |= await self._take_code(
+                    conn, owner, item, fields["username"], seed, claim_id
+                )
+            if request.companion_entry_id is not None:
+                fields |= await self._take_entry(
+                    conn,
+                    owner,
+                    request.companion_entry_id,
+                    EntryKind.SECURITY_CODE,
+                    request.task_id,
+                )
             return fields
         return await self._take_entry(conn, owner, request.item_id, request.kind, request.task_id)
+
+    async def _take_code(
+        self,
+        conn: AsyncConnection,
+        owner: str,
+        item: StoredItem,
+        username: str,
+        seed: str,
+        claim_id: str,
+    ) -> dict[str, str]:
+        """The code of the first time step free for the login's account (this
+        one or the next), the step taken under every key of the account with
+        the claim; or the claim is refused. The code is made here, so a seed
+        that can't make one refuses the claim too."""
+        assert item.origin is not None  # a saved login's, checked when saved
+        keys = self._account_keys(totp.account_of(item.origin, username, seed))
+        now_step = totp.step_at(time.time())
+        steps = totp.steps_to_try(now_step)
+        for step in steps:
+            granted = totp.grant(seed, step)
+            taken = await totp_repo.take_step(
+                conn, keys, owner=owner, item_id=item.id, step=step, claim_id=claim_id
+            )
+            if taken:
+                log.info("claim.totp_step", claim_id=claim_id, step=step, ahead=step - now_step)
+                return {"totp_code": granted.code, "totp_not_before": str(granted.not_before)}
+        log.info("claim.no_code_step_free", item_id=item.id, last_step=steps[-1])
+        raise totp.no_step_free(time.time(), steps[-1])
+
+    def _account_keys(self, account: totp.Account) -> list[str]:
+        """Keyed digests only: the table never holds a username or a seed."""
+        by_login = self._sealer.digests(account.username, ACCOUNT_KEYS, "login", account.origin)
+        return by_login + self._sealer.digests(account.seed, ACCOUNT_KEYS, "seed")
 
     async def _take_entry(self, conn, owner, entry_id, kind, task_id) -> dict[str, str]:
         entry = await vault_repo.take_private_entry(conn, owner, entry_id)

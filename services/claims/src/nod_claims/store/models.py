@@ -100,8 +100,25 @@ claims = sa.Table(
 claim_events = history_table(metadata, "claim_events", claims.c.id, "claim_id")
 CLAIM_HISTORY = History(claim_events, key="claim_id")
 
-# The TOTP time steps whose codes were granted, per saved login: each is
-# granted once (a site must refuse a code used before).
+# The TOTP time steps whose codes were given, per account: each is given
+# once (a site must refuse a code used before, whoever typed it). An account
+# has several keys, each a keyed digest (nodkit.crypto.Sealer.digests): of
+# its site and username, and of its seed, under each vault key listed. A
+# step is taken under all of them at once. Never the username or the seed.
+totp_account_steps = sa.Table(
+    "totp_account_steps",
+    metadata,
+    sa.Column("account_key", sa.Text, primary_key=True),
+    sa.Column("step", sa.BigInteger, primary_key=True),
+    sa.Column("claim_id", UUID(as_uuid=False), nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False, server_default=NOW),
+    # Pruned oldest first (nod_claims.pruning).
+    sa.Index("totp_account_steps_by_time", "created_at"),
+)
+
+# The same steps per saved login, as releases before the account ledger kept
+# them. Still written beside it for one release, since a pod of the release
+# before reads only this during a rollout; dropped in the release after.
 totp_steps = sa.Table(
     "totp_steps",
     metadata,
