@@ -158,8 +158,13 @@ async def move(
             .with_for_update()
             .cte("prior")
         )
+        # Not `state == prior.left_state`: a row another transaction moved
+        # while `prior` waited for its lock is locked as it now stands, but
+        # this update's snapshot still shows its old state, and would skip
+        # it (a Stop racing a worker's take stopped nothing). The lock keeps
+        # the row in the state `prior` read until this statement ends.
         moved = (
-            update.where(key == prior.c[key.name], table.c.state == prior.c.left_state)
+            update.where(key == prior.c[key.name], table.c.state.in_(sorted(from_state)))
             .returning(*table.c, prior.c.left_state)
             .cte("moved")
         )
