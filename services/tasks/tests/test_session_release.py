@@ -48,7 +48,7 @@ async def test_sessions_close_when_their_tasks_end(
             start = pb.StartTaskRequest(text=f"Look at the shop ({how})")
             task = (await stub.StartTask(start, metadata=as_person)).task
             if how == "stopped":
-                await wait_for(stub, as_person, task.id, waiting)
+                await wait_for(stub, as_person, task.id, waiting(pb.WAIT_KIND_ANSWER))
                 await stub.Stop(pb.StopRequest(task_id=task.id), metadata=as_person)
             task = await wait_for(stub, as_person, task.id, ended)
             if how == "continued":

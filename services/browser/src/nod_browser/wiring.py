@@ -5,7 +5,7 @@ the boot release (before SERVING) and the holder lease renewal (G12).
 Nothing else constructs them."""
 
 from nod.browser.v1 import browser_pb2, browser_pb2_grpc
-from nod_browser.adapters.chromium import Chromium
+from nod_browser.adapters.chromium import Chromium, find_chromium
 from nod_browser.adapters.claims_client import ClaimsClient
 from nod_browser.adapters.egress_proxy import EgressProxy, Resolver, SystemResolver
 from nod_browser.adapters.own_addresses import own_addresses
@@ -33,6 +33,8 @@ async def build(
     theirs to close. They may also hand in the names the address guard
     resolves (`resolver`), or the guard itself (`egress`, started: then
     theirs to stop, to see health notice)."""
+    if chromium is None:
+        find_chromium(settings.chromium)  # no browser: said before anything starts
     own_egress = egress is None
     if egress is None:
         resolver = resolver or SystemResolver()
