@@ -288,7 +288,7 @@ def _alone(value: str) -> Form:
 def forms_of(value: str) -> list[Form]:
     """Every form the value may be shown in."""
     if len(value.strip()) < MIN_TRANSFORMED:
-        return [_alone(value)]
+        return [_alone(value.strip())]
     digits = re.sub(r"[\s-]", "", value)
     if not digits.isdigit():
         # Case is ignored, but for letters whose other case is longer ("ß", "SS").
