@@ -10,7 +10,7 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 from hypothesis import strategies as st
 
-from nodkit.cards import CARD_NUMBER_SHAPE, is_card_number
+from nodkit import cards
 from nodtest.claims import CANARY_PASSWORD
 
 # A password someone typed into free text (a task's words, a summary): the
@@ -197,12 +197,7 @@ def write_only_values(message: Message) -> list[str]:
 
 
 def card_numbers_in(texts: list[str]) -> list[str]:
-    return [
-        match.group(0)
-        for one in texts
-        for match in CARD_NUMBER_SHAPE.finditer(one)
-        if is_card_number(match.group(0))
-    ]
+    return [found for one in texts for found in cards.card_numbers_in(one)]
 
 
 def trace_in(seen: bytes) -> bool:

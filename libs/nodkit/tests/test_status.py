@@ -7,7 +7,8 @@ import psycopg.errors
 import sqlalchemy.exc
 from google.rpc import error_details_pb2, status_pb2
 
-from nodkit.errors import FailedPrecondition
+from nodkit.cards import contains_card_number
+from nodkit.errors import FailedPrecondition, InvalidArgument
 from nodkit.status import status_for_domain_error, status_for_exception
 
 
@@ -53,3 +54,17 @@ def test_a_domain_refusal_keeps_its_code_and_reason():
     )
     assert status.code == grpc.StatusCode.FAILED_PRECONDITION
     assert reason_of(status) == "CLAIM_FINAL"
+
+
+def test_no_status_carries_a_card_number_even_where_an_error_names_one():
+    # A caller put a card number where a name goes: a map's key.
+    card = "4242.4242.4242.4242"
+    error = InvalidArgument(f"account.settings.{card}", "is not known here")
+    error.metadata["key"] = f"id-{card}-1"
+
+    status = status_for_domain_error(error, "nod.test")
+
+    details = dict(status.trailing_metadata)["grpc-status-details-bin"]
+    shown = str(status_pb2.Status.FromString(details)) + status.details
+    assert "[redacted-number]" in shown and not contains_card_number(shown), shown
+    assert "4242.4242" not in shown and "account.settings." in shown

@@ -2,14 +2,13 @@
 
 Services never log private values on purpose; this is the second line of
 defence for the day someone logs a request or a dict by mistake: values under
-sensitive keys are replaced, and anything shaped like a card number is masked.
+sensitive keys are replaced, and card numbers (nodkit.cards) are masked.
 """
 
-import re
 from collections.abc import Mapping, MutableMapping
 from typing import Any
 
-from nodkit.cards import CARD_NUMBER_SHAPE, is_card_number
+from nodkit.cards import mask_card_numbers
 
 REDACTED = "[redacted]"
 
@@ -34,17 +33,13 @@ SENSITIVE_KEYS = frozenset(
 )
 
 
-def _mask_card_number(match: re.Match) -> str:
-    return "[redacted-number]" if is_card_number(match.group()) else match.group()
-
-
 def _is_sensitive(key: object) -> bool:
     return isinstance(key, str) and key.lower() in SENSITIVE_KEYS
 
 
 def redact_value(value: Any) -> Any:
     if isinstance(value, str):
-        return CARD_NUMBER_SHAPE.sub(_mask_card_number, value)
+        return mask_card_numbers(value)
     if isinstance(value, Mapping):
         return {k: REDACTED if _is_sensitive(k) else redact_value(v) for k, v in value.items()}
     if isinstance(value, list | tuple | set | frozenset):

@@ -5,6 +5,9 @@ Domain errors carry their code, reason and metadata into a rich status
 trouble becomes UNAVAILABLE or DEADLINE_EXCEEDED, which callers of a
 state-changing call treat as "may have happened" (G4). Anything else is
 INTERNAL with a generic message; the detail goes to the log only.
+
+No status carries a card number (nodkit.cards), even one an error names
+because a caller put it where a name goes (a map's key).
 """
 
 import grpc
@@ -16,6 +19,7 @@ from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
+from nodkit.cards import mask_card_numbers
 from nodkit.errors import DomainError, InvalidArgument
 
 
@@ -26,18 +30,19 @@ def _pack(message) -> any_pb2.Any:
 
 
 def status_for_domain_error(error: DomainError, domain: str) -> grpc.Status:
+    metadata = {key: mask_card_numbers(value) for key, value in error.metadata.items()}
     details = [
-        _pack(
-            error_details_pb2.ErrorInfo(reason=error.reason, domain=domain, metadata=error.metadata)
-        )
+        _pack(error_details_pb2.ErrorInfo(reason=error.reason, domain=domain, metadata=metadata))
     ]
     if isinstance(error, InvalidArgument):
         violation = error_details_pb2.BadRequest.FieldViolation(
-            field=error.field, description=error.description
+            field=mask_card_numbers(error.field), description=mask_card_numbers(error.description)
         )
         details.append(_pack(error_details_pb2.BadRequest(field_violations=[violation])))
     status = status_pb2.Status(
-        code=getattr(code_pb2, error.code), message=error.message, details=details
+        code=getattr(code_pb2, error.code),
+        message=mask_card_numbers(error.message),
+        details=details,
     )
     return rpc_status.to_status(status)
 

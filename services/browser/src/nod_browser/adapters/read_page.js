@@ -232,7 +232,12 @@
   // innerText leaves out what open shadow roots show: their text follows.
   const shadowText = shadowRoots.map((r) => Array.from(r.children)
     .filter((el) => !["STYLE", "SCRIPT"].includes(el.tagName)).map((el) => el.innerText || "").join("\n"));
-  const text = [document.body ? document.body.innerText || "" : "", ...shadowText].filter(Boolean).join("\n");
+  // Blank space as a reader sees it: a run of it is one space, or one or two
+  // line breaks. A page spreading a value out (one character per element,
+  // each on a line of its own) so stays within the mask's reach.
+  const tidy = (t) => t.replace(/[^\S\n]+/g, " ")
+    .replace(/ ?\n\s*/g, (run) => (run.split("\n").length > 2 ? "\n\n" : "\n"));
+  const text = tidy([document.body ? document.body.innerText || "" : "", ...shadowText].filter(Boolean).join("\n"));
   return {
     url: location.href, origin: location.origin, title: document.title || "",
     text: text.slice(0, limits.maxText + limits.slack), textTruncated: text.length > limits.maxText,

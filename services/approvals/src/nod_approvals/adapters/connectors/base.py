@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar, Protocol
 
 from nod_approvals.domain.approvals import Outcome
+from nodkit.cards import mask_card_numbers
 from nodkit.errors import InvalidArgument
 
 MAX_APP_MESSAGE = 300
@@ -42,12 +43,13 @@ class Connector(Protocol):
 
 
 def app_message(text: str, credentials: dict[str, str]) -> str:
-    """An app's answer as shown to the person: one line, trimmed, and never a
-    credential, even if the app echoed one back."""
+    """An app's answer as shown to the person and stored: one line, trimmed,
+    never a credential, even if the app echoed one back, and no card number
+    (masked once it is one line: a number broken over lines is one there)."""
     for value in credentials.values():
         if value:
             text = text.replace(value, "[redacted]")
-    line = " ".join(text.split())
+    line = mask_card_numbers(" ".join(text.split()))
     return line if len(line) <= MAX_APP_MESSAGE else line[: MAX_APP_MESSAGE - 1] + "…"
 
 
