@@ -75,6 +75,10 @@ HOP_BY_HOP = frozenset(
 RUNNER = "runner"
 
 REFUSED_TEXT = b"This address is not open to the browser.\n"
+# Marks the guard's own refusal, so a navigation can say it was refused
+# rather than show this text as the page (a site sending it refuses itself).
+REFUSED_HEADER = "X-Nod-Egress"
+REFUSED_MARK = "refused"
 NOT_FOUND_TEXT = b"This site's address could not be found.\n"
 UNREACHABLE_TEXT = b"This site could not be reached.\n"
 
@@ -279,7 +283,8 @@ class EgressProxy:
             writer.write(_answer("400 Bad Request"))
             return
         except _Refused:
-            writer.write(_answer("403 Forbidden", REFUSED_TEXT))
+            refused_mark = f"{REFUSED_HEADER}: {REFUSED_MARK}\r\n"
+            writer.write(_answer("403 Forbidden", REFUSED_TEXT, refused_mark))
             return
         except _NotFound:
             writer.write(_answer("502 Bad Gateway", NOT_FOUND_TEXT))

@@ -5,7 +5,7 @@ from playwright.async_api import Error
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from nod_browser.adapters.chromium import Chromium
-from nod_browser.adapters.egress_proxy import EgressProxy
+from nod_browser.adapters.egress_proxy import REFUSED_HEADER, REFUSED_MARK, EgressProxy
 from nod_browser.adapters.locating import locate_one
 from nod_browser.adapters.page_reader import PRIVATE_FIELD, quiet, read_page, settle
 from nod_browser.adapters.request_guard import send_unsafe_requests_once
@@ -41,7 +41,7 @@ async def navigate(session: Session, url: str, settings: BrowserSettings) -> Non
     timeout_ms = settings.action_timeout_s * 1000
     try:
         try:
-            await session.page.goto(url, wait_until="load", timeout=timeout_ms)
+            answer = await session.page.goto(url, wait_until="load", timeout=timeout_ms)
         except Error as error:
             # A page whose last request was cut off (a site that dropped the
             # connection) swaps in Chromium's error page a moment later; a
@@ -49,7 +49,7 @@ async def navigate(session: Session, url: str, settings: BrowserSettings) -> Non
             if "interrupted by another navigation" not in str(error):
                 raise
             await settle(session.page, settings.action_timeout_s)
-            await session.page.goto(url, wait_until="load", timeout=timeout_ms)
+            answer = await session.page.goto(url, wait_until="load", timeout=timeout_ms)
     except PlaywrightTimeout:
         raise Unavailable(
             "the page did not finish loading in time", reason="NAVIGATION_TIMEOUT"
@@ -61,6 +61,13 @@ async def navigate(session: Session, url: str, settings: BrowserSettings) -> Non
         raise FailedPrecondition(
             f"the page could not be loaded ({shown})", reason="NAVIGATION_FAILED"
         ) from None
+    if answer is not None and answer.headers.get(REFUSED_HEADER.lower()) == REFUSED_MARK:
+        # The address guard answered for an address inside the network (or
+        # a redirect to one): nothing there was reached.
+        raise FailedPrecondition(
+            "that address is inside a private network; nod's browser does not go there",
+            reason="ADDRESS_NOT_ALLOWED",
+        )
 
 
 async def click(session: Session, target: str, settings: BrowserSettings) -> None:
