@@ -13,6 +13,21 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from nod_claims.app.claim_batches import ClaimBatches
 from nod_claims.app.vault import ITEM_TABLE, PRIVATE_ENTRY_TABLE
 from nod_claims.domain import totp
+from nod_claims.domain.bindings import (
+    Binding,
+    CardBinding,
+    CardBindingRequest,
+    answer_rebind,
+    bound_origins,
+    card_not_bound,
+    check_card_binding_request,
+    check_destination,
+    entry_not_bound,
+    form_binding,
+    saved_login_binding,
+    security_code_alone,
+    unique_origins,
+)
 from nod_claims.domain.claims import (
     SAVED_KINDS,
     CheckResult,
@@ -29,9 +44,11 @@ from nod_claims.domain.claims import (
     explain_refused_check,
     explain_refused_transition,
 )
+from nod_claims.store import bindings as bindings_repo
 from nod_claims.store import claims as repo
 from nod_claims.store import totp as totp_repo
 from nod_claims.store import vault as vault_repo
+from nod_claims.store.vault import TakenEntry
 from nodkit import context, faults, listing, validation
 from nodkit.crypto import Sealer, SealError
 from nodkit.db import call_deadline
@@ -55,6 +72,8 @@ class ClaimOutcome:
     claim: ClaimRecord
     # Filled only when granted; the one place a private value leaves the service.
     secret_fields: dict[str, str] = field(default_factory=dict, repr=False)
+    # Filled only when granted: where the values may be sent (G13).
+    bound_origins: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -95,6 +114,8 @@ class Claims:
 
     async def claim(self, owner: str, request: ClaimRequest) -> ClaimOutcome:
         request = check_claim_request(request)
+        if request.kind == EntryKind.SECURITY_CODE:
+            raise security_code_alone()
         await faults.point("claims.claim_received")
         if request.kind in SAVED_KINDS and request.companion_entry_id is None:
             outcome = await self._claim_saved_item(owner, request)
@@ -154,7 +175,7 @@ class Claims:
         granted = await self._batches.claim(owner, request)
         if granted is None:
             return None
-        record, sealed = granted
+        record, sealed, allowed = granted
         await faults.point("claims.claim_after_commit")
         try:
             secret = self._sealer.open_fields(sealed, owner, ITEM_TABLE, record.item_id)
@@ -162,7 +183,8 @@ class Claims:
             # Nothing was entered; end the claim so it can't stay RUNNING.
             await self.finish(owner, record.id, record.holder, ClaimState.UNCERTAIN, UNREADABLE)
             raise
-        return ClaimOutcome(True, record, secret)
+        where = request.destination
+        return ClaimOutcome(True, record, secret, unique_origins([*allowed, where.frame_origin]))
 
     async def _give_totp_code(self, owner: str, outcome: ClaimOutcome) -> None:
         """A code for the login's next unused time step, in place of its seed
@@ -206,7 +228,8 @@ class Claims:
                 record = await repo.insert_running_claim(conn, owner, request)
                 if record is None:
                     return None
-                secret = await self._take_secret(conn, owner, request)
+                # A claim outside its binding raises here: the insert is rolled back.
+                secret, bound = await self._take_secret(conn, owner, request)
                 await repo.add_event(
                     conn,
                     record.id,
@@ -215,7 +238,7 @@ class Claims:
                     to_state=ClaimState.RUNNING,
                 )
                 await faults.point("claims.claim_before_commit")
-        return ClaimOutcome(True, record, secret)
+        return ClaimOutcome(True, record, secret, bound)
 
     async def _not_granted(self, owner: str, request: ClaimRequest) -> ClaimOutcome:
         """Says why nothing was granted; writes nothing."""
@@ -226,6 +249,8 @@ class Claims:
                 return ClaimOutcome(False, existing_claim_answer(existing, request))
             if request.kind in SAVED_KINDS:
                 check_saved_item(await vault_repo.get_item(conn, owner, request.item_id), request)
+            if request.kind == EntryKind.CARD:
+                await self._card_binding(conn, owner, request)
             live = await repo.holder_is_live(conn, request.holder)
         if not live:
             raise FailedPrecondition(
@@ -236,24 +261,68 @@ class Claims:
         # concurrent change (the item deleted or re-pointed) won the race.
         raise FailedPrecondition("the claim could not be made; try a new operation", reason="RACED")
 
-    async def _take_secret(self, conn, owner: str, request: ClaimRequest) -> dict[str, str]:
+    async def _take_secret(
+        self, conn, owner: str, request: ClaimRequest
+    ) -> tuple[dict[str, str], tuple[str, ...]]:
+        """The values to grant and where they may go; raises, writing
+        nothing, for a value outside its binding."""
         if request.kind in SAVED_KINDS:
             found = await vault_repo.get_item(conn, owner, request.item_id)
             item = check_saved_item(found, request)
+            if request.kind == EntryKind.CARD:
+                binding = await self._card_binding(conn, owner, request)
+            else:
+                binding = saved_login_binding(item.origin or "", item.equivalent_origins)
             fields = self._sealer.open_fields(item.sealed_fields, owner, ITEM_TABLE, item.id)
-            fields |= await self._take_entry(
+            # The security code goes with its card, under the card's binding.
+            companion = await self._take_entry(
                 conn, owner, request.companion_entry_id, EntryKind.SECURITY_CODE, request.task_id
             )
-            return fields
-        return await self._take_entry(conn, owner, request.item_id, request.kind, request.task_id)
+            return fields | self._open_entry(owner, companion), bound_origins(
+                binding, request.destination
+            )
+        entry = await self._take_entry(conn, owner, request.item_id, request.kind, request.task_id)
+        if entry.origin is None:
+            raise entry_not_bound()
+        binding = form_binding(entry.origin, entry.frame_origin or entry.origin)
+        check_destination(binding, request.destination)
+        return self._open_entry(owner, entry), bound_origins(binding, request.destination)
 
-    async def _take_entry(self, conn, owner, entry_id, kind, task_id) -> dict[str, str]:
+    async def _card_binding(self, conn, owner: str, request: ClaimRequest) -> Binding:
+        """The card's binding for this operation, checked against where the
+        claim would send it."""
+        found = await bindings_repo.get_binding(conn, owner, request.operation_id)
+        if found is None or not found.binds(request.item_id, request.task_id):
+            raise card_not_bound()
+        binding = found.binding()
+        check_destination(binding, request.destination)
+        return binding
+
+    async def _take_entry(self, conn, owner, entry_id, kind, task_id) -> TakenEntry:
         entry = await vault_repo.take_private_entry(conn, owner, entry_id)
         if entry is None or entry.kind != kind or entry.task_id != task_id:
             raise NotFound(
                 "no unused private entry of that kind for this task", reason="ENTRY_NOT_FOUND"
             )
+        return entry
+
+    def _open_entry(self, owner: str, entry: TakenEntry) -> dict[str, str]:
         return self._sealer.open_fields(entry.sealed_fields, owner, PRIVATE_ENTRY_TABLE, entry.id)
+
+    async def bind_card_entry(self, owner: str, request: CardBindingRequest) -> CardBinding:
+        """Where the card of one card operation may go, registered once: a
+        resend with the same content answers the first binding, writing
+        nothing; other content is refused (the first binding stands)."""
+        request = check_card_binding_request(request)
+        async with self._engine.begin() as conn:
+            made = await bindings_repo.insert_binding(conn, owner, request)
+            if made is None:
+                first = await bindings_repo.get_binding(conn, owner, request.operation_id)
+        if made is not None:
+            log.info("card.bound", operation_id=request.operation_id, task_id=request.task_id)
+            return made
+        assert first is not None  # bindings are never deleted
+        return answer_rebind(first, request)
 
     async def finish(
         self, owner: str, claim_id: str, holder: str, target: ClaimState, reason: str = ""
