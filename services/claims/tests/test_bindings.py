@@ -459,3 +459,28 @@ async def test_only_the_payments_service_binds_a_card(claims_with, vault_stub, a
         )
     payments = call_metadata(SecretStr(tokens["payments"]), person)
     assert (await stub.BindCardEntry(request, metadata=payments)).binding.merchant_origin == SHOP
+
+
+async def test_only_the_persons_own_saved_card_is_bound(
+    claims_stub, vault_stub, as_person, service_token, db, person
+):
+    card = await put_card(vault_stub, as_person)
+    login = await put_login(vault_stub, as_person)
+    stranger = f"person-{op_id()}"
+    someone_else = call_metadata(service_token, stranger)
+    for meta, item_id in (
+        (someone_else, card.id),  # another person's card looks like none
+        (as_person, login.id),  # a login is not a card
+        (as_person, "7d1f4f5e-5d7c-4a4e-9b8e-3c2b1a0f9e8d"),
+    ):
+        await expect_error(
+            bind_card(claims_stub, meta, operation_id=op_id(), item_id=item_id),
+            grpc.StatusCode.NOT_FOUND,
+            reason="ITEM_NOT_FOUND",
+        )
+    rows = await (
+        await db.execute(
+            "SELECT count(*) FROM claims.card_bindings WHERE owner IN (%s, %s)", (person, stranger)
+        )
+    ).fetchone()
+    assert rows == (0,)

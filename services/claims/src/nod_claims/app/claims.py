@@ -315,13 +315,18 @@ class Claims:
         nothing; other content is refused (the first binding stands)."""
         request = check_card_binding_request(request)
         async with self._engine.begin() as conn:
+            # Only the person's own saved card is bound (another's looks like none).
+            card = await vault_repo.get_item(conn, owner, request.item_id)
+            if card is None or card.kind != EntryKind.CARD:
+                raise NotFound("item_id names no saved card", reason="ITEM_NOT_FOUND")
             made = await bindings_repo.insert_binding(conn, owner, request)
-            if made is None:
-                first = await bindings_repo.get_binding(conn, owner, request.operation_id)
+            # The unique key held a racing first binding: read the winner's.
+            first = made or await bindings_repo.get_binding(conn, owner, request.operation_id)
+        if first is None:  # bindings are never deleted
+            raise Unavailable("the binding could not be read back; try again")
         if made is not None:
             log.info("card.bound", operation_id=request.operation_id, task_id=request.task_id)
             return made
-        assert first is not None  # bindings are never deleted
         return answer_rebind(first, request)
 
     async def finish(

@@ -14,7 +14,7 @@ from nod.claims.v1 import claims_pb2_grpc
 from nod_payments.domain.card_entry import CardClaim, CardEntryBinding, ClaimState
 from nodkit.client import NodRpcError
 from nodkit.enums import ProtoEnum
-from nodkit.errors import InvalidArgument, Unavailable
+from nodkit.errors import FailedPrecondition, InvalidArgument, Unavailable
 from nodkit.logging import get_logger
 from nodkit.peers import Peer
 from nodkit.tls import Tls
@@ -62,9 +62,10 @@ class ClaimsClient:
         )
 
     async def bind_card_entry(self, owner: str, binding: CardEntryBinding) -> None:
-        """Registered, or Unavailable: then the card can't be claimed under
-        the operation unless an earlier call did bind it (to the same place),
-        and the entry must not start."""
+        """Registered; FailedPrecondition when the card is no longer saved;
+        else Unavailable: then the card can't be claimed under the operation
+        unless an earlier call did bind it (to the same place), and the entry
+        must not start."""
         request = pb.BindCardEntryRequest(
             operation_id=binding.operation_id,
             item_id=binding.item_id,
@@ -76,6 +77,11 @@ class ClaimsClient:
             await self._peer.call(self._stub.BindCardEntry, request, owner)
         except NodRpcError as error:
             log.warning("claims.bind_failed", status=error.code.name, reason=error.reason)
+            if error.code == grpc.StatusCode.NOT_FOUND:
+                raise FailedPrecondition(
+                    "the card you said yes to is no longer saved; the card entry did not start",
+                    reason="CARD_NOT_SAVED",
+                ) from None
             raise Unavailable(
                 "the card entry could not be bound to the shop with the claims service;"
                 " it did not start and nothing was entered",
