@@ -71,12 +71,12 @@ def marker_of(body: dict[str, Any]) -> str:
     return ""
 
 
-def navigated(body: dict[str, Any]) -> bool:
-    return any(
-        call["function"]["name"] == "navigate"
+def calls_made(body: dict[str, Any]) -> list[str]:
+    return [
+        call["function"]["name"]
         for message in body["messages"]
         for call in message.get("tool_calls") or ()
-    )
+    ]
 
 
 @dataclass
@@ -90,10 +90,12 @@ class FormScript:
 
     async def answer(self, body: dict[str, Any]) -> Answer:
         last = body["messages"][-1]
-        if last["role"] == "tool" and "form" in (last.get("content") or ""):
+        made = calls_made(body)
+        answering_form = made[-1:] == ["ask_private_form"]
+        if last["role"] == "tool" and answering_form and "form" in (last.get("content") or ""):
             self.answered.append(marker_of(body))
             return tool_call("finish", {"message": "signed in"})
-        if not navigated(body):
+        if "navigate" not in made:
             # A private form is for a page the task read (G13).
             return tool_call("navigate", {"url": self.page_url})
         # Never the same call twice in a task: a repeated identical call is
