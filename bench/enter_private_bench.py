@@ -26,6 +26,7 @@ import time
 import urllib.request
 import uuid
 from importlib.metadata import version
+from urllib.parse import urlsplit
 
 from pydantic import SecretStr
 
@@ -129,7 +130,11 @@ class EntryClient:
         self._channels = [open_channel(browser_addr), open_channel(claims_addr)]
         self.browser = browser_pb2_grpc.BrowserServiceStub(self._channels[0])
         self.vault = claims_pb2_grpc.VaultServiceStub(self._channels[1])
+        self.claims = claims_pb2_grpc.ClaimsServiceStub(self._channels[1])
         self.session_id = ""
+        # The last page's origin: what a private form is for, and the shop a
+        # card is bound to, as the tasks and payments services would (G13).
+        self.origin = ""
 
     async def put_item(self, item: cpb.VaultItem) -> str:
         return (await self.vault.PutItem(cpb.PutItemRequest(item=item), metadata=self.meta)).item.id
@@ -144,24 +149,38 @@ class EntryClient:
         request = bpb.CloseSessionRequest(session_id=self.session_id)
         await self.browser.CloseSession(request, metadata=self.meta)
 
+    def _seen(self, page: bpb.Page) -> bpb.Page:
+        parts = urlsplit(page.url)
+        if parts.scheme in ("http", "https"):
+            self.origin = f"{parts.scheme}://{parts.netloc}"
+        return page
+
     async def navigate(self, url: str) -> bpb.Page:
         request = bpb.NavigateRequest(session_id=self.session_id, url=url)
-        return (await self.browser.Navigate(request, metadata=self.meta, timeout=30)).page
+        return self._seen(
+            (await self.browser.Navigate(request, metadata=self.meta, timeout=30)).page
+        )
 
     async def read(self) -> bpb.Page:
         request = bpb.ReadPageRequest(session_id=self.session_id, settle=True)
-        return (await self.browser.ReadPage(request, metadata=self.meta, timeout=30)).page
+        return self._seen(
+            (await self.browser.ReadPage(request, metadata=self.meta, timeout=30)).page
+        )
 
     async def click(self, target: str) -> bpb.Page:
         request = bpb.ClickRequest(session_id=self.session_id, target=target)
-        return (await self.browser.Click(request, metadata=self.meta, timeout=30)).page
+        return self._seen((await self.browser.Click(request, metadata=self.meta, timeout=30)).page)
 
     async def type_text(self, target: str, text: str) -> bpb.Page:
         request = bpb.TypeTextRequest(session_id=self.session_id, target=target, text=text)
         return (await self.browser.TypeText(request, metadata=self.meta, timeout=30)).page
 
     async def private_entry(self, kind: int, fields: dict[str, str]) -> str:
-        request = cpb.PutPrivateEntryRequest(task_id="bench-task", kind=kind, fields=fields)
+        """Typed for the page read last (a security code goes with its card)."""
+        where = {} if kind == cpb.ENTRY_KIND_SECURITY_CODE else {"origin": self.origin}
+        request = cpb.PutPrivateEntryRequest(
+            task_id="bench-task", kind=kind, fields=fields, **where
+        )
         return (await self.vault.PutPrivateEntry(request, metadata=self.meta)).id
 
     async def enter(
@@ -177,6 +196,15 @@ class EntryClient:
             submit=submit,
             **extra,
         )
+        if kind == cpb.ENTRY_KIND_CARD:
+            # As the payments service binds a card entry when it starts.
+            bind = cpb.BindCardEntryRequest(
+                operation_id=request.operation_id,
+                item_id=item_id,
+                task_id="bench-task",
+                merchant_origin=self.origin,
+            )
+            await self.claims.BindCardEntry(bind, metadata=self.meta)
         started = time.perf_counter()
         reply = await self.browser.EnterPrivate(request, metadata=self.meta, timeout=60)
         elapsed = time.perf_counter() - started

@@ -68,7 +68,10 @@ OTHER_VALUES: dict[str, Values] = {
         )
     },
     "VaultService/PutPrivateEntry": lambda o, _: {
-        "kind": claims.ENTRY_KIND_ONE_TIME_CODE, "fields": {"code": "123456"},
+        "kind": claims.ENTRY_KIND_ONE_TIME_CODE, "fields": {"code": "123456"}, "origin": ORIGIN,
+    },
+    "ClaimsService/BindCardEntry": lambda o, _: {
+        "operation_id": fresh("op"), "merchant_origin": ORIGIN,
     },
     "ApprovalsService/ConnectAccount": lambda o, _: {
         "account": approvals.Account(
@@ -114,8 +117,13 @@ OTHER_VALUES: dict[str, Values] = {
 
 
 # Where a request's item must be a card: it names a companion entry (the
-# card's security code) beside it.
-CARD_ITEMS = {"ClaimsService/Claim", "ClaimsService/FindClaim", "BrowserService/EnterPrivate"}
+# card's security code) beside it, or binds where a card may go.
+CARD_ITEMS = {
+    "ClaimsService/Claim",
+    "ClaimsService/FindClaim",
+    "ClaimsService/BindCardEntry",
+    "BrowserService/EnterPrivate",
+}
 
 
 def short_name(method: MethodDescriptor) -> str:

@@ -49,7 +49,12 @@ async def give_codes_until_done(nod, task_id: str) -> tuple[pb.Task, list[str]]:
             given.append(code)
             entry = await vault.PutPrivateEntry(
                 claims.PutPrivateEntryRequest(
-                    task_id=task_id, kind=claims.ENTRY_KIND_ONE_TIME_CODE, fields={"code": code}
+                    task_id=task_id,
+                    kind=claims.ENTRY_KIND_ONE_TIME_CODE,
+                    fields={"code": code},
+                    # The page the task's form was asked for, as the gateway passes it.
+                    origin=wait.origin,
+                    frame_origin=wait.frame_origin,
                 ),
                 metadata=meta,
             )

@@ -86,6 +86,9 @@ async def test_a_password_typed_in_the_login_form_signs_in_once(nod, ada):
         password_box = page.get_by_role("textbox", name="Password")
         await expect(password_box).to_be_visible(timeout=90_000)
     before = shop_counts(shop)
+    # The form says which site the password is for (the page the task read): G13.
+    where = page.locator("p", has_text="nod enters it there and nowhere else")
+    await expect(where).to_contain_text(f"For {shop.rstrip('/')}")
     await seen.keep(page)
     await ada.shot("login-form")
     await page.get_by_label("Username (optional)").fill("ada@example.com")

@@ -82,3 +82,35 @@ async def test_a_person_saves_and_deletes_a_login_and_a_card(nod, ada):
     assert CARD_NUMBER not in html and password not in html
     logs = nod.log_text()
     assert CARD_NUMBER not in logs and password not in logs
+
+
+async def test_a_login_lists_the_other_addresses_it_is_for(nod, ada):
+    """G13: a saved login goes only to its site and the other addresses the
+    person lists for it, one per line; each is checked, and a bad one is
+    refused naming its line."""
+    page = ada.page
+    ada.expected_console.append(re.compile(r"status of 400"))
+    label = f"Bank {uuid.uuid4().hex[:6]}"
+    await page.goto("/vault")
+    adding = page.get_by_role("region", name="Add a saved login")
+    await adding.get_by_label("Label (optional)").fill(label)
+    await adding.get_by_label("Site address").fill("https://bank.example")
+    others = adding.get_by_label("Other addresses of this site")
+    await others.fill("https://login.bank.example\nhttps://bank.example/login")
+    await adding.get_by_label("Username").fill("saver@example.org")
+    await adding.get_by_label("Password").fill(f"pw-{uuid.uuid4().hex}")
+    await adding.get_by_role("button", name="Save login").click()
+    alert = adding.get_by_role("alert")
+    await expect(alert).to_contain_text("Other addresses of this site (line 2)")
+    await expect(alert).to_contain_text("origin only")
+    await expect(page.locator(".saved-logins li", has_text=label)).to_have_count(0)
+
+    await others.fill("https://login.bank.example\n\n  HTTPS://App.Bank.Example:443  ")
+    await adding.get_by_label("Password").fill(f"pw-{uuid.uuid4().hex}")
+    await adding.get_by_role("button", name="Save login").click()
+    await expect(page.get_by_role("status")).to_contain_text("Login saved")
+    login = page.locator(".saved-logins li", has_text=label)
+    await expect(login).to_contain_text(
+        "also for https://login.bank.example, https://app.bank.example"
+    )
+    await ada.shot("vault-login-other-addresses")

@@ -79,8 +79,11 @@ async def current(nod: Nod, task: tasks.Task) -> Wait | None:
             listed = await nod.vault.ListItems(
                 claims.ListItemsRequest(kind=claims.ENTRY_KIND_SAVED_LOGIN)
             )
+            # Only logins for the site the form is for: nod enters none elsewhere.
             logins = [
-                item for item in listed.items if not item.origin or item.origin == wait.origin
+                item
+                for item in listed.items
+                if item.origin == wait.origin or wait.origin in item.equivalent_origins
             ]
         return Wait("form", task, wait.prompt, logins=logins)
     if wait.kind == tasks.WAIT_KIND_ANSWER:

@@ -13,7 +13,14 @@ from aiohttp import web
 from nod.claims.v1 import claims_pb2
 from nod_browser.domain.card_expiry import Option, could_take, expiry_part, pick_option
 from nodtest.addresses import SITE_HOST
-from nodtest.browser import browser_open, browser_read, control_ref, enter_request, field_ref
+from nodtest.browser import (
+    bound_card,
+    browser_open,
+    browser_read,
+    control_ref,
+    enter_request,
+    field_ref,
+)
 from nodtest.claims import CANARY_CARD, put_card
 
 from .test_sessions import refused
@@ -72,26 +79,26 @@ async def shop():
     await runner.cleanup()
 
 
-def card_request(session_id, card_id, page):
+async def card_request(claims_stub, meta, shop, session_id, card_id, page):
     fields = {
         "number": field_ref(page, "number"),
         "expiry_month": field_ref(page, "month"),
         "expiry_year": field_ref(page, "year"),
     }
-    return enter_request(
+    request = enter_request(
         session_id, card_id, claims_pb2.ENTRY_KIND_CARD, fields, control_ref(page, "Continue")
     )
+    return await bound_card(claims_stub, meta, request, shop.url)
 
 
 async def test_expiry_selects_take_the_cards_month_and_year(
-    browser_stub, vault_stub, as_person, shop
+    browser_stub, claims_stub, vault_stub, as_person, shop
 ):
     card = await put_card(vault_stub, as_person)
     session_id, page = await browser_open(browser_stub, as_person, f"{shop.url}/")
 
-    reply = await browser_stub.EnterPrivate(
-        card_request(session_id, card.id, page), metadata=as_person
-    )
+    request = await card_request(claims_stub, as_person, shop, session_id, card.id, page)
+    reply = await browser_stub.EnterPrivate(request, metadata=as_person)
 
     assert reply.claim.state == claims_pb2.CLAIM_STATE_SUBMITTED
     assert shop.received == [{"number": CANARY_CARD, "month": "12", "year": "2029"}]
@@ -106,9 +113,8 @@ async def test_a_select_without_the_cards_year_refuses_naming_the_field(
     card = await put_card(vault_stub, as_person)
     session_id, page = await browser_open(browser_stub, as_person, f"{shop.url}/")
 
-    error = await refused(
-        browser_stub.EnterPrivate(card_request(session_id, card.id, page), metadata=as_person)
-    )
+    request = await card_request(claims_stub, as_person, shop, session_id, card.id, page)
+    error = await refused(browser_stub.EnterPrivate(request, metadata=as_person))
 
     assert (error.code, error.reason, error.field) == (
         grpc.StatusCode.FAILED_PRECONDITION,
@@ -139,9 +145,8 @@ async def test_a_start_date_select_is_refused_before_anything_is_claimed(
     card = await put_card(vault_stub, as_person)
     session_id, page = await browser_open(browser_stub, as_person, f"{shop.url}/")
 
-    error = await refused(
-        browser_stub.EnterPrivate(card_request(session_id, card.id, page), metadata=as_person)
-    )
+    request = await card_request(claims_stub, as_person, shop, session_id, card.id, page)
+    error = await refused(browser_stub.EnterPrivate(request, metadata=as_person))
 
     assert (error.code, error.reason, error.field) == (
         grpc.StatusCode.FAILED_PRECONDITION,

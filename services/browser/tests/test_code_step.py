@@ -52,6 +52,7 @@ async def test_a_code_typed_by_the_person_is_entered_once(
             task_id="task-1",
             kind=claims_pb2.ENTRY_KIND_ONE_TIME_CODE,
             fields={"code": pyotp.TOTP(SHOP_TOTP_SEED).now()},
+            origin=shop_site.url,
         ),
         metadata=as_person,
     )

@@ -9,7 +9,7 @@ import pytest
 from aiohttp import web
 
 from nod.claims.v1 import claims_pb2
-from nodtest.browser import browser_open, enter_request
+from nodtest.browser import bound_card, browser_open, enter_request
 from nodtest.claims import put_card
 
 from .sites import two_origin_site
@@ -52,7 +52,7 @@ async def cutting_site():
 
 
 async def test_a_frames_submission_cut_off_by_its_origin_is_never_sent_again(
-    browser_stub, vault_stub, as_person, cutting_site
+    browser_stub, claims_stub, vault_stub, as_person, cutting_site
 ):
     card = await put_card(vault_stub, as_person)
     session_id, page = await browser_open(browser_stub, as_person, f"{cutting_site.url}/")
@@ -62,6 +62,7 @@ async def test_a_frames_submission_cut_off_by_its_origin_is_never_sent_again(
     request = enter_request(
         session_id, card.id, claims_pb2.ENTRY_KIND_CARD, {"number": number.ref}, pay.ref
     )
+    await bound_card(claims_stub, as_person, request, cutting_site.url)
 
     reply = await browser_stub.EnterPrivate(request, metadata=as_person, timeout=60)
 

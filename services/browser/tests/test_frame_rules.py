@@ -1,6 +1,6 @@
 """The rules of reading a page over frames, alone (no browser): refs that
 name their frame, one page made of the frames' reads, a code fitted to its
-boxes, the origin an entry is claimed for, and which entry a site's
+boxes, where an entry would send its values, and which entry a site's
 answer to a submission belongs to."""
 
 from dataclasses import dataclass, field
@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from nod_browser.adapters.request_guard import SubmitAnswers
-from nod_browser.domain.addresses import entry_origin
+from nod_browser.domain.addresses import Destination, entry_destination
 from nod_browser.domain.code_boxes import CodeDoesNotFit, split_code
 from nod_browser.domain.frame_reads import FrameRead, merge
 from nod_browser.domain.private_fields import private_kind
@@ -114,15 +114,46 @@ def test_a_code_goes_one_character_per_box_or_not_at_all():
     assert "12345" not in str(too_short.value) and "5" not in str(too_short.value)
 
 
-def test_a_saved_login_is_claimed_for_the_site_of_its_fields_frame():
-    page = "https://shop.test"
-    assert entry_origin(page, ["https://login.test"], site_bound=True) == "https://login.test"
-    assert entry_origin(page, [None, "https://shop.test"], site_bound=True) == page
-    # A card is entered for the page the person is on, wherever it is hosted.
-    assert entry_origin(page, ["https://cards.test"], site_bound=False) == page
+def test_an_entry_names_its_top_page_its_fields_frame_and_its_submission():
+    page = "https://shop.test/login"
+    assert entry_destination(page, [page, "about:blank"]) == Destination(
+        "https://shop.test", "https://shop.test", None
+    )
+    framed = entry_destination(
+        page,
+        ["https://login.test/form"],
+        action_url="https://login.test/session",
+        submit_frame_url="https://login.test/form",
+    )
+    assert framed == Destination("https://shop.test", "https://login.test", "https://login.test")
+    # A form posting elsewhere says so; a javascript: action stays in its document.
+    posting = entry_destination(page, [page], action_url="https://evil.test/collect?x=1")
+    assert posting.submit_origin == "https://evil.test"
+    script = entry_destination(
+        page,
+        ["https://login.test/form"],
+        action_url="javascript:void(0)",
+        submit_frame_url="https://login.test/form",
+    )
+    assert script.submit_origin == "https://login.test"
+    with pytest.raises(FailedPrecondition) as mail:
+        entry_destination(page, [page], action_url="mailto:someone@evil.test")
+    assert mail.value.reason == "SUBMISSION_NOT_WEB"
+    with pytest.raises(FailedPrecondition) as nowhere:
+        entry_destination("about:blank", [])
+    assert nowhere.value.reason == "NO_ORIGIN"
+
+
+def test_fields_on_several_sites_are_refused_but_a_card_may_use_its_shops_page():
+    page = "https://shop.test/checkout"
     with pytest.raises(FailedPrecondition) as split:
-        entry_origin(page, ["https://shop.test", "https://evil.test"], site_bound=True)
+        entry_destination(page, [page, "https://evil.test/"])
     assert split.value.reason == "FIELDS_ON_SEVERAL_SITES"
+    # A card: the holder's name on the shop's page, the number in its provider's frame.
+    card = entry_destination(page, [page, "https://cards.test/number"], embeds=True)
+    assert card.frame_origin == "https://cards.test"
+    with pytest.raises(FailedPrecondition):
+        entry_destination(page, ["https://cards.test/", "https://evil.test/"], embeds=True)
 
 
 def test_a_card_holders_field_is_masked_with_no_private_kind():

@@ -12,7 +12,7 @@ from aiohttp import web
 
 from nod.claims.v1 import claims_pb2
 from nodtest.addresses import OTHER_SITE_HOST
-from nodtest.browser import browser_open, browser_read, enter_request, poll
+from nodtest.browser import bound_card, browser_open, browser_read, enter_request, poll
 from nodtest.claims import CANARY_CARD, put_card
 
 from .sites import two_origin_site
@@ -55,7 +55,7 @@ async def hosted_site():
 
 
 async def test_each_card_value_goes_into_its_own_hosted_frame(
-    browser_stub, vault_stub, as_person, hosted_site
+    browser_stub, claims_stub, vault_stub, as_person, hosted_site
 ):
     card = await put_card(vault_stub, as_person)
     code = await vault_stub.PutPrivateEntry(
@@ -87,6 +87,7 @@ async def test_each_card_value_goes_into_its_own_hosted_frame(
         "",
         companion_entry_id=code.id,
     )
+    await bound_card(claims_stub, as_person, request, hosted_site["page"].rstrip("/"))
 
     reply = await browser_stub.EnterPrivate(request, metadata=as_person)
 

@@ -12,7 +12,14 @@ from nod.browser.v1 import browser_pb2 as pb
 from nod.claims.v1 import claims_pb2
 from nodkit.client import NodRpcError
 from nodtest.addresses import OTHER_SITE_HOST, SITE_HOST
-from nodtest.browser import browser_login, browser_open, enter_request, field_ref, put_shop_login
+from nodtest.browser import (
+    bound_card,
+    browser_login,
+    browser_open,
+    enter_request,
+    field_ref,
+    put_shop_login,
+)
 from nodtest.claims import CANARY_PASSWORD, op_id, put_card
 from nodtest.demo import SHOP_USERNAME, shop_count, shop_wait_for_count
 
@@ -117,7 +124,7 @@ async def test_stop_mid_entry_ends_the_claim_and_never_enters_again(
 
 
 async def test_an_operation_id_reused_for_another_entry_is_refused(
-    browser_stub, vault_stub, as_person, shop_site
+    browser_stub, claims_stub, vault_stub, as_person, shop_site
 ):
     """The claims service's reuse rule, all of it: the same card with another
     security code is another entry, not a resend."""
@@ -148,6 +155,7 @@ async def test_an_operation_id_reused_for_another_entry_is_refused(
             companion_entry_id=companion_entry_id,
         )
 
+    await bound_card(claims_stub, as_person, entry(codes[0].id), shop_site.url)
     first = await browser_stub.EnterPrivate(entry(codes[0].id), metadata=as_person)
     with pytest.raises(grpc.aio.AioRpcError) as failure:
         await browser_stub.EnterPrivate(entry(codes[1].id), metadata=as_person)

@@ -9,6 +9,7 @@ import pytest
 from nod.browser.v1 import browser_pb2 as pb
 from nod.claims.v1 import claims_pb2
 from nodtest.browser import (
+    bound_card,
     browser_login,
     browser_open,
     browser_read,
@@ -23,7 +24,7 @@ from nodtest.demo import SHOP_USERNAME
 CARD_FIELDS = {"number": "card_number", "expiry": "expiry", "holder_name": "holder"}
 
 
-async def pay(browser_stub, vault_stub, meta, shop, *, number=CANARY_CARD, press=True):
+async def pay(browser_stub, claims_stub, vault_stub, meta, shop, *, number=CANARY_CARD, press=True):
     card = await put_card(vault_stub, meta, number=number)
     code = await vault_stub.PutPrivateEntry(
         claims_pb2.PutPrivateEntryRequest(
@@ -44,6 +45,7 @@ async def pay(browser_stub, vault_stub, meta, shop, *, number=CANARY_CARD, press
         control_ref(page, "Pay") if press else "",
         companion_entry_id=code.id,
     )
+    await bound_card(claims_stub, meta, request, shop.url)
     reply = await browser_stub.EnterPrivate(request, metadata=meta)
     return reply, await browser_read(browser_stub, meta, session_id)
 
@@ -55,9 +57,9 @@ def assert_no_canary(*texts: str) -> None:
 
 
 async def test_a_card_payment_is_accepted_and_reads_back_without_the_number(
-    browser_stub, vault_stub, as_person, shop_site
+    browser_stub, claims_stub, vault_stub, as_person, shop_site
 ):
-    reply, page = await pay(browser_stub, vault_stub, as_person, shop_site)
+    reply, page = await pay(browser_stub, claims_stub, vault_stub, as_person, shop_site)
 
     assert reply.entered and reply.claim.state == claims_pb2.CLAIM_STATE_SUBMITTED
     assert [n.text for n in page.notices if n.kind == "success"] == ["Payment accepted"]
@@ -68,10 +70,10 @@ async def test_a_card_payment_is_accepted_and_reads_back_without_the_number(
 
 
 async def test_a_declined_card_is_submitted_and_the_page_says_declined(
-    browser_stub, vault_stub, as_person, shop_site
+    browser_stub, claims_stub, vault_stub, as_person, shop_site
 ):
     reply, page = await pay(
-        browser_stub, vault_stub, as_person, shop_site, number="4000000000000002"
+        browser_stub, claims_stub, vault_stub, as_person, shop_site, number="4000000000000002"
     )
 
     assert reply.claim.state == claims_pb2.CLAIM_STATE_SUBMITTED
@@ -79,8 +81,12 @@ async def test_a_declined_card_is_submitted_and_the_page_says_declined(
     assert page.payment_form_present
 
 
-async def test_filled_card_fields_read_back_masked(browser_stub, vault_stub, as_person, shop_site):
-    reply, page = await pay(browser_stub, vault_stub, as_person, shop_site, press=False)
+async def test_filled_card_fields_read_back_masked(
+    browser_stub, claims_stub, vault_stub, as_person, shop_site
+):
+    reply, page = await pay(
+        browser_stub, claims_stub, vault_stub, as_person, shop_site, press=False
+    )
 
     assert reply.claim.state == claims_pb2.CLAIM_STATE_SUBMITTED
     card_fields = [f for f in page.fields if f.form_ref]
@@ -90,7 +96,7 @@ async def test_filled_card_fields_read_back_masked(browser_stub, vault_stub, as_
 
 
 async def test_the_canaries_appear_in_no_log_line_reply_or_page(
-    browser_stub, vault_stub, as_person, shop_site, log_tee, claims_peer
+    browser_stub, claims_stub, vault_stub, as_person, shop_site, log_tee, claims_peer
 ):
     item = await put_shop_login(vault_stub, as_person, shop_site, SHOP_USERNAME, CANARY_PASSWORD)
     session_id, page = await browser_open(browser_stub, as_person, f"{shop_site.url}/login")
@@ -100,6 +106,7 @@ async def test_the_canaries_appear_in_no_log_line_reply_or_page(
             task_id="task-1",
             kind=claims_pb2.ENTRY_KIND_TYPED_PASSWORD,
             fields={"username": SHOP_USERNAME, "password": CANARY_PASSWORD},
+            origin=shop_site.url,
         ),
         metadata=as_person,
     )
@@ -117,7 +124,7 @@ async def test_the_canaries_appear_in_no_log_line_reply_or_page(
         control_ref(page, "Sign in"),
     )
     wrong = await browser_stub.EnterPrivate(request, metadata=as_person)
-    paid, paid_page = await pay(browser_stub, vault_stub, as_person, shop_site)
+    paid, paid_page = await pay(browser_stub, claims_stub, vault_stub, as_person, shop_site)
 
     after = await browser_read(browser_stub, as_person, session_id)
     assert login.claim.state == wrong.claim.state == paid.claim.state
@@ -143,7 +150,10 @@ async def test_a_field_named_by_a_css_selector_is_private_once_entered(
     (also where only Playwright's engine looks: a shadow root)."""
     entry = await vault_stub.PutPrivateEntry(
         claims_pb2.PutPrivateEntryRequest(
-            task_id="task-1", kind=claims_pb2.ENTRY_KIND_ONE_TIME_CODE, fields={"code": "482913"}
+            task_id="task-1",
+            kind=claims_pb2.ENTRY_KIND_ONE_TIME_CODE,
+            fields={"code": "482913"},
+            origin=shop_site.url,
         ),
         metadata=as_person,
     )

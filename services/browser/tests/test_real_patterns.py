@@ -10,7 +10,7 @@ import pyotp
 
 from nod.browser.v1 import browser_pb2 as pb
 from nod.claims.v1 import claims_pb2
-from nodtest.browser import browser_open, enter_request, poll, put_shop_login
+from nodtest.browser import bound_card, browser_open, enter_request, poll, put_shop_login
 from nodtest.claims import CANARY_CARD, CANARY_PASSWORD, put_card
 
 from .test_sessions import refused
@@ -88,7 +88,7 @@ async def test_hosted_card_fields_read_in_their_cross_origin_frame(
 
 
 async def test_a_card_goes_into_the_cross_origin_frames_and_is_submitted_once(
-    browser_stub, vault_stub, as_person, pattern_sites
+    browser_stub, claims_stub, vault_stub, as_person, pattern_sites
 ):
     sites = pattern_sites
     card = await put_card(vault_stub, as_person)
@@ -106,6 +106,7 @@ async def test_a_card_goes_into_the_cross_origin_frames_and_is_submitted_once(
         control(page, "Pay €25.00").ref,
         companion_entry_id=code_id,
     )
+    await bound_card(claims_stub, as_person, request, sites.url)
 
     reply = await browser_stub.EnterPrivate(request, metadata=as_person)
     # The caller never got the answer and sends the same call again.
@@ -147,7 +148,10 @@ async def test_six_boxes_read_as_one_code_field_and_take_the_code_once(
     value = pyotp.TOTP(sites.state.totp_seed).now()
     entry = await vault_stub.PutPrivateEntry(
         claims_pb2.PutPrivateEntryRequest(
-            task_id="task-1", kind=claims_pb2.ENTRY_KIND_ONE_TIME_CODE, fields={"code": value}
+            task_id="task-1",
+            kind=claims_pb2.ENTRY_KIND_ONE_TIME_CODE,
+            fields={"code": value},
+            origin=sites.url,
         ),
         metadata=as_person,
     )
@@ -177,7 +181,10 @@ async def test_a_code_that_does_not_fit_the_boxes_is_not_typed(
     code = next(f for f in page.fields if f.type == "code_boxes")
     entry = await vault_stub.PutPrivateEntry(
         claims_pb2.PutPrivateEntryRequest(
-            task_id="task-1", kind=claims_pb2.ENTRY_KIND_ONE_TIME_CODE, fields={"code": "12345"}
+            task_id="task-1",
+            kind=claims_pb2.ENTRY_KIND_ONE_TIME_CODE,
+            fields={"code": "12345"},
+            origin=pattern_sites.url,
         ),
         metadata=as_person,
     )
@@ -302,7 +309,7 @@ async def test_a_two_step_sign_in_takes_one_entry_per_step(
 
 
 async def test_the_banks_popup_is_listed_turned_to_and_answered_once(
-    browser_stub, vault_stub, as_person, pattern_sites
+    browser_stub, claims_stub, vault_stub, as_person, pattern_sites
 ):
     sites = pattern_sites
     card = await put_card(vault_stub, as_person)
@@ -321,6 +328,7 @@ async def test_the_banks_popup_is_listed_turned_to_and_answered_once(
         control(page, "Pay €25.00").ref,
         companion_entry_id=code_id,
     )
+    await bound_card(claims_stub, as_person, request, sites.url)
     entered = await browser_stub.EnterPrivate(request, metadata=as_person)
     assert entered.entered and entered.claim.state == SUBMITTED
 

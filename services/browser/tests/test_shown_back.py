@@ -75,6 +75,7 @@ async def test_a_typed_password_shown_back_is_masked_in_every_page_the_session_r
             task_id="task-1",
             kind=claims_pb2.ENTRY_KIND_TYPED_PASSWORD,
             fields={"username": SHOP_USERNAME, "password": ECHOED},
+            origin=shop_site.url,
         ),
         metadata=as_person,
     )
@@ -122,7 +123,10 @@ async def test_values_entered_earlier_in_the_session_stay_masked(
     code = pyotp.TOTP(SHOP_TOTP_SEED).now()
     entry = await vault_stub.PutPrivateEntry(
         claims_pb2.PutPrivateEntryRequest(
-            task_id="task-1", kind=claims_pb2.ENTRY_KIND_ONE_TIME_CODE, fields={"code": code}
+            task_id="task-1",
+            kind=claims_pb2.ENTRY_KIND_ONE_TIME_CODE,
+            fields={"code": code},
+            origin=shop_site.url,
         ),
         metadata=as_person,
     )

@@ -49,6 +49,8 @@ CLAIM_CASES = [
     ("task_id", {"task_id": "t" * 200}),
     ("holder", {"holder": ""}),
     ("companion_entry_id", {"companion_entry_id": NOT_A_UUID}),
+    ("frame_origin", {"frame_origin": "about:blank"}),
+    ("submit_origin", {"submit_origin": "mailto:someone@example.com"}),
 ]
 
 
@@ -149,6 +151,30 @@ ITEM_CASES = [
     ),
     ("item.label", pb.VaultItem(kind=pb.ENTRY_KIND_CARD, label="a\x00b", fields=card().fields)),
     ("item.fields", login(**{"pass\x00word": "x"})),
+    (
+        "item.equivalent_origins[1]",
+        pb.VaultItem(
+            kind=pb.ENTRY_KIND_SAVED_LOGIN,
+            origin="https://a.example",
+            equivalent_origins=["https://b.example", "https://b.example/login"],
+            fields=login().fields,
+        ),
+    ),
+    (
+        "item.equivalent_origins",
+        pb.VaultItem(
+            kind=pb.ENTRY_KIND_SAVED_LOGIN,
+            origin="https://a.example",
+            equivalent_origins=[f"https://s{n}.example" for n in range(21)],
+            fields=login().fields,
+        ),
+    ),
+    (
+        "item.equivalent_origins",
+        pb.VaultItem(
+            kind=pb.ENTRY_KIND_CARD, equivalent_origins=["https://a.example"], fields=card().fields
+        ),
+    ),
     ("item.fields.username", login(username="ada\x00")),
     (
         "item.id",
@@ -200,6 +226,41 @@ ENTRY_CASES = [
         "fields.security_code",
         pb.PutPrivateEntryRequest(
             task_id="t", kind=pb.ENTRY_KIND_SECURITY_CODE, fields={"security_code": "12345"}
+        ),
+    ),
+    # G13: a typed value is for the page its form was asked for, and only there.
+    (
+        "origin",
+        pb.PutPrivateEntryRequest(
+            task_id="t", kind=pb.ENTRY_KIND_ONE_TIME_CODE, fields={"code": "123456"}
+        ),
+    ),
+    (
+        "origin",
+        pb.PutPrivateEntryRequest(
+            task_id="t",
+            kind=pb.ENTRY_KIND_TYPED_PASSWORD,
+            fields={"password": "pw"},
+            origin="https://a.example/login",
+        ),
+    ),
+    (
+        "frame_origin",
+        pb.PutPrivateEntryRequest(
+            task_id="t",
+            kind=pb.ENTRY_KIND_ONE_TIME_CODE,
+            fields={"code": "123456"},
+            origin="https://a.example",
+            frame_origin="javascript:alert(1)",
+        ),
+    ),
+    (
+        "origin",
+        pb.PutPrivateEntryRequest(
+            task_id="t",
+            kind=pb.ENTRY_KIND_SECURITY_CODE,
+            fields={"security_code": "123"},
+            origin="https://a.example",
         ),
     ),
 ]

@@ -143,19 +143,32 @@ class ClaimsModel(RuleBasedStateMachine):
 
     def one_time_entry(self, task_id: str) -> str:
         request = pb.PutPrivateEntryRequest(
-            task_id=task_id, kind=pb.ENTRY_KIND_ONE_TIME_CODE, fields={"code": "492817"}
+            task_id=task_id,
+            kind=pb.ENTRY_KIND_ONE_TIME_CODE,
+            fields={"code": "492817"},
+            origin=ORIGIN,
         )
         return self.call(self.vault.PutPrivateEntry, request).id
 
     def new_claim(self, kind: int, holder: str, task_id: str) -> ModelClaim:
         item_id = self.one_time_entry(task_id) if kind == pb.ENTRY_KIND_ONE_TIME_CODE else ""
-        return ModelClaim(
+        claim = ModelClaim(
             operation_id=op_id(),
             kind=kind,
             item_id=item_id or self.items[kind],
             task_id=task_id,
             holder=holder,
         )
+        if kind == pb.ENTRY_KIND_CARD:
+            # As the payments service binds a card entry when it starts.
+            bind = pb.BindCardEntryRequest(
+                operation_id=claim.operation_id,
+                item_id=claim.item_id,
+                task_id=task_id,
+                merchant_origin=ORIGIN,
+            )
+            assert not isinstance(self.call(self.stub.BindCardEntry, bind), NodRpcError)
+        return claim
 
     def expect_grant(self, reply, claim: ModelClaim) -> None:
         assert not isinstance(reply, NodRpcError), reply

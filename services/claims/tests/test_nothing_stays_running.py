@@ -97,7 +97,10 @@ def typed_entry_claim(entry_id: str, holder: str, task_id: str) -> pb.ClaimReque
 async def put_code(vault_stub, meta, task_id: str, code: str) -> str:
     entry = await vault_stub.PutPrivateEntry(
         pb.PutPrivateEntryRequest(
-            task_id=task_id, kind=pb.ENTRY_KIND_ONE_TIME_CODE, fields={"code": code}
+            task_id=task_id,
+            kind=pb.ENTRY_KIND_ONE_TIME_CODE,
+            fields={"code": code},
+            origin="https://shop.example",
         ),
         metadata=meta,
     )

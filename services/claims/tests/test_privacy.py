@@ -5,7 +5,7 @@ outside the ciphertext."""
 import grpc
 
 from nod.claims.v1 import claims_pb2 as pb
-from nodtest.claims import CANARY_CARD, CANARY_PASSWORD, put_card, put_login
+from nodtest.claims import CANARY_CARD, CANARY_PASSWORD, bind_card, put_card, put_login
 
 from .support import claim_request, live_holder
 
@@ -30,6 +30,14 @@ async def test_canaries_appear_only_in_the_grant(
     grants = []
     for item, origin in ((login, "https://shop.example"), (card, "https://pay.example")):
         request = claim_request(item, holder, origin=origin)
+        if item.kind == pb.ENTRY_KIND_CARD:
+            await bind_card(
+                claims_stub,
+                as_person,
+                operation_id=request.operation_id,
+                item_id=item.id,
+                merchant_origin=origin,
+            )
         grant = await claims_stub.Claim(request, metadata=as_person)
         grants.append(grant)
         replies.append(await claims_stub.Claim(request, metadata=as_person))  # the resend

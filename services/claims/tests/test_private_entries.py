@@ -6,7 +6,8 @@ import asyncio
 import grpc
 
 from nod.claims.v1 import claims_pb2 as pb
-from nodtest.claims import CANARY_CARD, op_id, put_card
+from nodtest.claims import CANARY_CARD, bind_card, op_id, put_card
+from nodtest.claims import put_entry as put_typed
 from nodtest.rpc import expect_error
 
 from .support import claim_request, live_holder
@@ -15,8 +16,7 @@ NOT_FOUND = grpc.StatusCode.NOT_FOUND
 
 
 async def put_entry(vault_stub, meta, kind, fields, task_id="task-1") -> str:
-    request = pb.PutPrivateEntryRequest(task_id=task_id, kind=kind, fields=fields)
-    return (await vault_stub.PutPrivateEntry(request, metadata=meta)).id
+    return await put_typed(vault_stub, meta, kind, fields, task_id=task_id)
 
 
 def entry_claim(entry_id, holder, kind, task_id="task-1", operation_id=None):
@@ -120,6 +120,13 @@ async def test_a_card_with_its_security_code_for_one_payment(
     holder = await live_holder(claims_stub, as_person)
     request = claim_request(card, holder, origin="https://pay.shop.example")
     request.companion_entry_id = code_id
+    await bind_card(
+        claims_stub,
+        as_person,
+        operation_id=request.operation_id,
+        item_id=card.id,
+        merchant_origin="https://pay.shop.example",
+    )
     reply = await claims_stub.Claim(request, metadata=as_person)
     assert reply.granted
     assert dict(reply.secret_fields) == {
@@ -133,6 +140,13 @@ async def test_a_card_with_its_security_code_for_one_payment(
     # The saved card stays; a second payment needs a new security code entry.
     second = claim_request(card, holder, origin="https://pay.shop.example")
     second.companion_entry_id = code_id
+    await bind_card(
+        claims_stub,
+        as_person,
+        operation_id=second.operation_id,
+        item_id=card.id,
+        merchant_origin="https://pay.shop.example",
+    )
     await expect_error(
         claims_stub.Claim(second, metadata=as_person), NOT_FOUND, reason="ENTRY_NOT_FOUND"
     )

@@ -19,7 +19,7 @@ from nod.claims.v1 import claims_pb2 as pb
 from nod.claims.v1 import claims_pb2_grpc
 from nod_claims import MIGRATIONS
 from nodkit.client import call_metadata, open_channel
-from nodtest.claims import CANARY_PASSWORD, put_login
+from nodtest.claims import CANARY_PASSWORD, ORIGIN, put_login
 from nodtest.database import libpq_url, migrated_database
 from nodtest.processes import ServiceProcess, free_port, wait_until_serving
 from nodtest.rpc import expect_error
@@ -121,7 +121,10 @@ async def fill(vault, meta, logins: int, entries: int) -> tuple[list, list[str]]
         (
             await vault.PutPrivateEntry(
                 pb.PutPrivateEntryRequest(
-                    task_id="task-1", kind=pb.ENTRY_KIND_ONE_TIME_CODE, fields={"code": CODE}
+                    task_id="task-1",
+                    kind=pb.ENTRY_KIND_ONE_TIME_CODE,
+                    fields={"code": CODE},
+                    origin=ORIGIN,
                 ),
                 metadata=meta,
             )

@@ -6,7 +6,7 @@ import psycopg
 import pytest
 
 from nod.claims.v1 import claims_pb2 as pb
-from nodtest.claims import op_id, put_card, put_login
+from nodtest.claims import bind_card, op_id, put_card, put_login
 from nodtest.rpc import expect_error
 
 from .support import claim_request, live_holder
@@ -30,7 +30,12 @@ async def test_a_grant_answers_with_the_claim_as_recorded(claims_stub, vault_stu
     the claim the service keeps."""
     holder = await live_holder(claims_stub, as_person)
     for item in (await put_login(vault_stub, as_person), await put_card(vault_stub, as_person)):
-        reply = await claims_stub.Claim(claim_request(item, holder), metadata=as_person)
+        request = claim_request(item, holder)
+        if item.kind == pb.ENTRY_KIND_CARD:
+            await bind_card(
+                claims_stub, as_person, operation_id=request.operation_id, item_id=item.id
+            )
+        reply = await claims_stub.Claim(request, metadata=as_person)
         assert reply.granted
         got = await claims_stub.GetClaim(
             pb.GetClaimRequest(claim_id=reply.claim.id), metadata=as_person
@@ -227,7 +232,7 @@ async def test_a_login_is_only_released_for_its_own_site(
             claim_request(item, holder, origin="https://bank.example.evil.test"), metadata=as_person
         ),
         FAILED,
-        reason="ORIGIN_MISMATCH",
+        reason="PAGE_NOT_BOUND",
     )
     granted = await claims_stub.Claim(
         claim_request(item, holder, origin="HTTPS://Bank.Example:443"), metadata=as_person

@@ -57,6 +57,7 @@ def entry_request(rid: str, code: str, task_id: str = "task-1") -> pb.PutPrivate
         kind=pb.ENTRY_KIND_ONE_TIME_CODE,
         fields={"code": register(code, "one-time code")},
         request_id=rid,
+        origin="https://shop.example",
     )
 
 

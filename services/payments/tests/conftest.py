@@ -17,7 +17,7 @@ from nodkit.client import open_channel
 from nodkit.db import create_engine
 from nodtest.processes import Peer, ServiceProcess, free_port, wait_until_serving
 
-from .support import CardClaims
+from .support import CardClaims, SavedCards
 
 
 @pytest.fixture(scope="session")
@@ -38,6 +38,15 @@ async def card_claims(claims_peer):
         claims_pb2_grpc.ClaimsServiceStub(channel), claims_pb2_grpc.VaultServiceStub(channel)
     )
     await channel.close()
+
+
+@pytest.fixture(autouse=True)
+def saved_cards(card_claims):
+    """Payments made by support.create_payment name a card the person saved:
+    the card entry binds only such a card (G13)."""
+    SavedCards.vault = card_claims.vault_stub
+    yield
+    SavedCards.vault = None
 
 
 @pytest.fixture(scope="session")

@@ -45,6 +45,15 @@ BAD_PAYMENTS = [
     ({"request_id": "step\t1"}, "request_id"),
     ({"request_id": " step-1"}, "request_id"),
     ({"request_id": "step-4111111111111111"}, "request_id"),
+    ({"hosted_payment_origins": ["https://pay.example/checkout"]}, "hosted_payment_origins[0]"),
+    (
+        {"hosted_payment_origins": ["https://pay.example", "javascript:x"]},
+        "hosted_payment_origins[1]",
+    ),
+    (
+        {"hosted_payment_origins": [f"https://p{n}.example" for n in range(11)]},
+        "hosted_payment_origins",
+    ),
 ]
 
 

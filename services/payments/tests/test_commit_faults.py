@@ -31,7 +31,7 @@ from nodtest.storms import (
 )
 
 from .conftest import start_payments_server
-from .support import create_request
+from .support import SavedCards, create_request
 
 pytestmark = pytest.mark.storm
 
@@ -62,6 +62,7 @@ async def test_a_storm_of_lost_commits_and_answers_starts_each_entry_once(
     rng = random.Random(20261204)
     faults = every_fault(to_database, to_payments)
     request_ids: set[str] = set()
+    card = await SavedCards.one(as_person)  # a card entry binds a saved card only
 
     async def answered(call, what: str):
         try:
@@ -91,7 +92,7 @@ async def test_a_storm_of_lost_commits_and_answers_starts_each_entry_once(
             return True
 
     async def one_operation() -> None:
-        request = create_request()
+        request = create_request(card_item_id=card)
         request_ids.add(request.request_id)
         arm_at_random(rng, faults, delay_s=0.2)
         created = await answered(

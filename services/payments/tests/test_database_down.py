@@ -59,12 +59,14 @@ async def no_entry_starts_during_the_outage(address, stub, as_person, start, end
     assert started.payment.state == pb.PAYMENT_STATE_RUNNING
 
 
-async def run_outage(payments_migrated, service_token, as_person, name, outage) -> None:
+async def run_outage(payments_migrated, service_token, claims, as_person, name, outage) -> None:
     proxy = await PostgresFaultProxy.for_url(payments_migrated)
     running = await start_payments_server(
         proxy.url_for(payments_migrated),
         service_token,
         instance_id=name,
+        # Where the card entry is bound when it starts.
+        claims_addr=claims.address,
         db_call_timeout_s=CALL_LIMIT_S,
         health_probe_s=0.3,
     )
@@ -86,6 +88,7 @@ async def test_a_frozen_database_hangs_no_call_and_starts_no_entry(
     await run_outage(
         payments_migrated,
         service_token,
+        claims_peer,
         as_person,
         "payments-frozen-db",
         lambda proxy: (proxy.freeze, proxy.thaw),
@@ -98,6 +101,7 @@ async def test_a_stopped_database_fails_calls_fast_and_starts_no_entry(
     await run_outage(
         payments_migrated,
         service_token,
+        claims_peer,
         as_person,
         "payments-stopped-db",
         lambda proxy: (proxy.stop, proxy.resume),

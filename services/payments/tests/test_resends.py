@@ -21,7 +21,9 @@ def create(stub, meta, request):
 async def test_a_resend_answers_the_first_payment(
     payments_stub, payments_engine, as_person, person
 ):
-    request = create_request()
+    request = create_request(
+        hosted_payment_origins=["https://pay.provider.example", "https://3ds.bank.example"]
+    )
     first = (await create(payments_stub, as_person, request)).payment
     assert first.request_id == request.request_id
     # The same content, as another caller might spell it.
@@ -29,6 +31,11 @@ async def test_a_resend_answers_the_first_payment(
     respelled.CopyFrom(request)
     respelled.merchant_origin = "HTTPS://Shop.Example:443/"
     respelled.description = f"  {request.description} "
+    respelled.hosted_payment_origins[:] = [
+        "https://3ds.bank.example",
+        "HTTPS://pay.provider.example",
+        "https://shop.example",
+    ]
     for again in (request, respelled):
         assert (await create(payments_stub, as_person, again)).payment == first
     assert await count_payments(payments_engine, person) == 1
@@ -61,11 +68,15 @@ async def test_a_request_id_reused_for_other_content_is_refused(
         {"description": "a mug"},
         {"card_item_id": str(uuid.uuid4())},
         {"order_reference": "A-1001"},
+        {"hosted_payment_origins": ["https://pay.provider.example"]},
     ):
         other = pb.CreatePaymentRequest()
         other.CopyFrom(request)
         for name, value in change.items():
-            setattr(other, name, value)
+            if isinstance(value, list):
+                getattr(other, name)[:] = value
+            else:
+                setattr(other, name, value)
         error = await expect_error(
             create(payments_stub, as_person, other),
             grpc.StatusCode.ALREADY_EXISTS,

@@ -138,10 +138,15 @@ async def type_into_form(person: Person, task: pb.Task, fields: dict[str, str]) 
         pb.FORM_KIND_LOGIN: claims.ENTRY_KIND_TYPED_PASSWORD,
         pb.FORM_KIND_SECURITY_CODE: claims.ENTRY_KIND_SECURITY_CODE,
     }
+    kind = kinds[task.wait.form_kind]
+    # For the page and frame the form names (a security code goes with its card).
+    where = (
+        {}
+        if kind == claims.ENTRY_KIND_SECURITY_CODE
+        else {"origin": task.wait.origin, "frame_origin": task.wait.frame_origin}
+    )
     entry = await person.vault.PutPrivateEntry(
-        claims.PutPrivateEntryRequest(
-            task_id=task.id, kind=kinds[task.wait.form_kind], fields=fields
-        ),
+        claims.PutPrivateEntryRequest(task_id=task.id, kind=kind, fields=fields, **where),
         metadata=person.meta,
     )
     return entry.id

@@ -143,7 +143,12 @@ def first_script(flow: str, person: Person, shop_url: str) -> list:
     if flow == "login":
         return [tool_call("navigate", {"url": f"{shop_url}/login"}), saved_login(person), finish]
     reason = {"kind": "one_time_code", "reason": "the shop asks for a code"}
-    return [tool_call("ask_private_form", reason), finish]
+    # A private form is for the page the task read (G13).
+    return [
+        tool_call("navigate", {"url": f"{shop_url}/login"}),
+        tool_call("ask_private_form", reason),
+        finish,
+    ]
 
 
 def insisting_script(point: str, flow: str, person: Person) -> list:

@@ -20,6 +20,7 @@ from typing import Any
 import grpc
 import psycopg
 import pytest
+from aiohttp import web
 from hypothesis import strategies as st
 from hypothesis.stateful import (
     Bundle,
@@ -41,6 +42,7 @@ from nodkit.db import libpq_url
 from nodtest.history_check import History, Outcome
 from nodtest.logcapture import LogTee
 from nodtest.model_runs import InProcess, Loop, run_machine
+from nodtest.processes import free_port
 from nodtest.soak_report import soak_scale
 
 from .conftest import tasks_settings
@@ -69,18 +71,33 @@ def marker_of(body: dict[str, Any]) -> str:
     return ""
 
 
+def calls_made(body: dict[str, Any]) -> list[str]:
+    return [
+        call["function"]["name"]
+        for message in body["messages"]
+        for call in message.get("tool_calls") or ()
+    ]
+
+
 @dataclass
 class FormScript:
-    """The stand-in model: a run asks for a code; the code answered, it
-    finishes. It notes each request that carried a form's answer."""
+    """The stand-in model: a run reads the code page, then asks for a code;
+    the code answered, it finishes. It notes each request that carried a
+    form's answer."""
 
+    page_url: str = ""
     answered: list[str] = field(default_factory=list)
 
     async def answer(self, body: dict[str, Any]) -> Answer:
         last = body["messages"][-1]
-        if last["role"] == "tool" and "form" in (last.get("content") or ""):
+        made = calls_made(body)
+        answering_form = made[-1:] == ["ask_private_form"]
+        if last["role"] == "tool" and answering_form and "form" in (last.get("content") or ""):
             self.answered.append(marker_of(body))
             return tool_call("finish", {"message": "signed in"})
+        if "navigate" not in made:
+            # A private form is for a page the task read (G13).
+            return tool_call("navigate", {"url": self.page_url})
         # Never the same call twice in a task: a repeated identical call is
         # refused as a possible duplicate.
         reason = f"the shop's code ({len(body['messages'])})"
@@ -193,6 +210,7 @@ class TasksModel(RuleBasedStateMachine):
                 task_id=task.task_id,
                 kind=claims_pb.ENTRY_KIND_ONE_TIME_CODE,
                 fields={"code": "492817"},
+                origin=self.run.script.page_url.rsplit("/", 1)[0],
             )
             return (await vault.PutPrivateEntry(request, metadata=self.meta)).id
 
@@ -335,11 +353,29 @@ class TasksModel(RuleBasedStateMachine):
         await self.stub.Stop(pb.StopRequest(), metadata=self.meta)
 
 
+async def code_page() -> web.AppRunner:
+    """The site's code page, on the run's loop (a site's own address)."""
+
+    async def page(request: web.Request) -> web.Response:
+        body = "<!doctype html><title>Code</title><h1>Enter your code</h1><input name=code>"
+        return web.Response(text=body, content_type="text/html")
+
+    app = web.Application()
+    app.add_routes([web.get("/code", page)])
+    runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.5)
+    await runner.setup()
+    port = free_port()
+    await web.TCPSite(runner, "127.0.0.2", port).start()
+    return runner
+
+
 # A deep run (make soak) takes NOD_SOAK_SCALE times as long as make test's.
 @pytest.mark.timeout(600 * soak_scale())
 def test_tasks_follow_their_model(tasks_migrated, service_token, peers, log_tee):
     loop = Loop()
-    script = FormScript()
+    page = loop.run(code_page())
+    host, port = page.addresses[0][:2]
+    script = FormScript(page_url=f"http://{host}:{port}/code")
     server = ModelServer()
     server.otherwise = script.answer
     loop.run(server.start())
@@ -372,6 +408,7 @@ def test_tasks_follow_their_model(tasks_migrated, service_token, peers, log_tee)
     finally:
         loop.run(tasks.stop())
         loop.run(server.close())
+        loop.run(page.cleanup())
         loop.close()
     print(f"tasks: {TasksModel.steps_taken} steps, {tasks.restarts} service restarts")
     assert TasksModel.steps_taken >= MIN_STEPS * soak_scale()

@@ -144,9 +144,17 @@ async def submit_private_form(task_id: str, form_id: str, asked: PostedForm):
         # lost answer), it is one entry. Optional: a page shown before forms
         # carried one still posts.
         request_id = fields.text(asked.form, "request_id", max_length=64, required=False)
+        # Where it may be entered comes from the task's form (the page the
+        # task read), never from what was posted: a page can't widen it. A
+        # security code goes with its card, under the card's binding.
+        where = (
+            {}
+            if kind == claims.ENTRY_KIND_SECURITY_CODE
+            else {"origin": task.wait.origin, "frame_origin": task.wait.frame_origin}
+        )
         entry = await nod.vault.PutPrivateEntry(
             claims.PutPrivateEntryRequest(
-                task_id=task_id, kind=kind, fields=values, request_id=request_id
+                task_id=task_id, kind=kind, fields=values, request_id=request_id, **where
             )
         )
         picked = entry.id

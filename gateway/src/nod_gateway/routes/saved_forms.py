@@ -58,10 +58,14 @@ def refusal(failure: ServiceCallFailed, specs: Sequence[Field]) -> Refusal:
     if failure.error.code != grpc.StatusCode.INVALID_ARGUMENT:
         raise failure
     error = failure.error
-    named = next((s for s in specs if s.service_name and s.service_name == error.field), None)
+    field, _, index = (error.field or "").partition("[")
+    named = next((s for s in specs if s.service_name and s.service_name == field), None)
     if named is None:
         return Refusal(error.message)
     description = error.message.split(": ", 1)[-1]
+    if index.rstrip("]").isdigit():
+        # One of a list the person wrote one per line: say which line.
+        return Refusal(f"{named.label} (line {int(index.rstrip(']')) + 1}) {description}.")
     return Refusal(f"{named.label} {description}.")
 
 

@@ -18,10 +18,19 @@ from nod_gateway.web.render import page
 from nod_gateway.web.sessions import PostedForm, SignedIn
 
 router = APIRouter()
+# As many as the vault keeps for one login (claims' MAX_EQUIVALENT_ORIGINS).
+MAX_OTHER_SITES = 20
 
 LOGIN = (
     Field("label", "Label", 200, required=False, service_name="item.label"),
     Field("origin", "Site address", 512, service_name="item.origin"),
+    Field(
+        "equivalent_origins",
+        "Other addresses of this site",
+        MAX_OTHER_SITES * 513,
+        required=False,
+        service_name="item.equivalent_origins",
+    ),
     Field("username", "Username", 1024, service_name="item.fields.username"),
     Field("password", "Password", 1024, secret=True, service_name="item.fields.password"),
 )
@@ -92,6 +101,10 @@ async def add_login(request: Request, asked: PostedForm) -> Response:
             kind=claims.ENTRY_KIND_SAVED_LOGIN,
             label=values["label"],
             origin=values["origin"],
+            # One per line, as the person wrote them; the vault checks each.
+            equivalent_origins=[
+                line.strip() for line in values["equivalent_origins"].splitlines() if line.strip()
+            ],
             fields={"username": values["username"], "password": values["password"]},
         )
 

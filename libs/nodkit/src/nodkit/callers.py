@@ -61,6 +61,9 @@ ALLOWED_CALLERS: Mapping[str, frozenset[str]] = _one_entry_each(
         # Tasks looks a step's claim up when the runner's answer was lost.
         _methods(_CLAIMS, "FindClaim", [BROWSER, TASKS]),
         _methods(_CLAIMS, "RecordCheck", [TASKS]),
+        # Where a card may go is the payments service's to say, when its
+        # entry starts (the merchant the person said yes to).
+        _methods(_CLAIMS, "BindCardEntry", [PAYMENTS]),
         _methods(_CLAIMS, "GetClaim", [TASKS, GATEWAY, PAYMENTS, OPERATOR]),
         _methods(_CLAIMS, "ListClaims ListClaimEvents", [TASKS, GATEWAY, OPERATOR]),
         # The person's own values come in through the gateway only; the operator

@@ -8,6 +8,7 @@ import uuid
 
 from nod.browser.v1 import browser_pb2 as pb
 from nod.claims.v1 import claims_pb2
+from nodtest.claims import bind_card
 
 
 async def browser_open(stub, meta, url: str | None = None, task_id: str = "task-1"):
@@ -45,6 +46,23 @@ def enter_request(session_id, item_id, kind, fields, submit, operation_id=None, 
         submit=submit,
         **extra,
     )
+
+
+async def bound_card(
+    claims_stub, meta, request: pb.EnterPrivateRequest, merchant_origin: str, **binding
+) -> pb.EnterPrivateRequest:
+    """`request`, a card's entry, once its operation is bound to the shop
+    (as the payments service binds it when the card entry starts)."""
+    binding.setdefault("task_id", "task-1")
+    await bind_card(
+        claims_stub,
+        meta,
+        operation_id=request.operation_id,
+        item_id=request.item_id,
+        merchant_origin=merchant_origin,
+        **binding,
+    )
+    return request
 
 
 async def browser_login(stub, meta, session_id, page, item_id, **extra):

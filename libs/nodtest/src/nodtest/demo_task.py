@@ -53,8 +53,15 @@ async def drive_demo_task(run: MakeRun, task_id: str) -> pb.Task:
                     {"security_code": "123"},
                 ),
             }[wait.form_kind]
+            # As the gateway puts it: for the page the task's form names (a
+            # security code goes with its card, under the card's binding).
+            where = (
+                {}
+                if kind == claims.ENTRY_KIND_SECURITY_CODE
+                else {"origin": wait.origin, "frame_origin": wait.frame_origin}
+            )
             entry = await vault.PutPrivateEntry(
-                claims.PutPrivateEntryRequest(task_id=task.id, kind=kind, fields=fields),
+                claims.PutPrivateEntryRequest(task_id=task.id, kind=kind, fields=fields, **where),
                 metadata=meta,
             )
             await tasks.SubmitPrivateForm(

@@ -11,8 +11,8 @@ class PaymentsSettings(ServiceSettings):
     claims_addr: str = Field(
         "127.0.0.1:50051",
         validation_alias=shared("claims_addr"),
-        description="host:port where the claims service answers: the claim a card entry's end"
-        " names is checked there.",
+        description="host:port where the claims service answers: a card entry is bound to its"
+        " merchant there when it starts, and the claim its end names is checked there.",
     )
     claims_timeout_s: float = Field(
         5.0, gt=0, description="The deadline of each call to the claims service."

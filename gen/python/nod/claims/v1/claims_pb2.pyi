@@ -114,6 +114,8 @@ class Claim(_message.Message):
     COMPANION_ENTRY_ID_FIELD_NUMBER: _builtins.int
     CREATED_AT_FIELD_NUMBER: _builtins.int
     UPDATED_AT_FIELD_NUMBER: _builtins.int
+    FRAME_ORIGIN_FIELD_NUMBER: _builtins.int
+    SUBMIT_ORIGIN_FIELD_NUMBER: _builtins.int
     id: _builtins.str
     operation_id: _builtins.str
     kind: Global___EntryKind.ValueType
@@ -126,6 +128,12 @@ class Claim(_message.Message):
     reason: _builtins.str
     """Why a claim ended UNCERTAIN (never a private value)."""
     companion_entry_id: _builtins.str
+    frame_origin: _builtins.str
+    """Where the values went, as the claim asked (ClaimRequest): the origin of
+    the frame holding the fields (the top page's when they are in it) and
+    the origin the submission goes to (empty: nothing pressed, or no form).
+    """
+    submit_origin: _builtins.str
     @_builtins.property
     def created_at(self) -> _timestamp_pb2.Timestamp: ...
     @_builtins.property
@@ -146,10 +154,12 @@ class Claim(_message.Message):
         companion_entry_id: _builtins.str = ...,
         created_at: _timestamp_pb2.Timestamp | None = ...,
         updated_at: _timestamp_pb2.Timestamp | None = ...,
+        frame_origin: _builtins.str = ...,
+        submit_origin: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "updated_at", b"updated_at"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["check", b"check", "companion_entry_id", b"companion_entry_id", "created_at", b"created_at", "holder", b"holder", "id", b"id", "item_id", b"item_id", "kind", b"kind", "operation_id", b"operation_id", "origin", b"origin", "reason", b"reason", "state", b"state", "task_id", b"task_id", "updated_at", b"updated_at"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["check", b"check", "companion_entry_id", b"companion_entry_id", "created_at", b"created_at", "frame_origin", b"frame_origin", "holder", b"holder", "id", b"id", "item_id", b"item_id", "kind", b"kind", "operation_id", b"operation_id", "origin", b"origin", "reason", b"reason", "state", b"state", "submit_origin", b"submit_origin", "task_id", b"task_id", "updated_at", b"updated_at"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -167,13 +177,15 @@ class ClaimRequest(_message.Message):
     HOLDER_FIELD_NUMBER: _builtins.int
     COMPANION_ENTRY_ID_FIELD_NUMBER: _builtins.int
     TOTP_CODE_FIELD_NUMBER: _builtins.int
+    FRAME_ORIGIN_FIELD_NUMBER: _builtins.int
+    SUBMIT_ORIGIN_FIELD_NUMBER: _builtins.int
     operation_id: _builtins.str
     """Names the operation; 1-128 printable characters, unique per person forever."""
     kind: Global___EntryKind.ValueType
     item_id: _builtins.str
     """The vault item (saved login, card) or private entry to use."""
     origin: _builtins.str
-    """The origin of the page the value goes into, e.g. https://shop.example."""
+    """The origin of the top page the value goes into, e.g. https://shop.example."""
     task_id: _builtins.str
     holder: _builtins.str
     """The instance id of the runner that will enter the value. It must hold a
@@ -189,6 +201,28 @@ class ClaimRequest(_message.Message):
     is used once per account, RFC 6238 5.2: a second sign-in in the same
     window gets the next step's code) and grants the code, never the seed.
     """
+    frame_origin: _builtins.str
+    """The origin of the frame holding the fields; empty: the top page's."""
+    submit_origin: _builtins.str
+    """Where the submission goes: the origin of the submit element's form
+    action (or its formaction). Empty when nothing is pressed or there is
+    no form.
+    Every value is bound to where it may go, and a claim outside its
+    binding is refused (FAILED_PRECONDITION) with nothing written, its
+    message saying why in words:
+     - a saved login: origin, frame_origin and submit_origin each its
+       origin or one of its equivalent_origins;
+     - a one-time code or typed password: origin and frame_origin those the
+       private form was asked for (PutPrivateEntryRequest), submit_origin one
+       of the two;
+     - a card: the binding BindCardEntry registered for this operation_id,
+       item and task (CARD_NOT_BOUND without one); origin its merchant_origin
+       or one of its hosted_payment_origins; frame_origin any (a merchant's
+       page embeds its provider's card fields); submit_origin in the binding
+       or the frame_origin. A security code goes only with its card.
+    Reasons: PAGE_NOT_BOUND, FRAME_NOT_BOUND, SUBMISSION_NOT_BOUND,
+    CARD_NOT_BOUND, ENTRY_NOT_BOUND (a private entry put without a page).
+    """
     def __init__(
         self,
         *,
@@ -200,10 +234,12 @@ class ClaimRequest(_message.Message):
         holder: _builtins.str = ...,
         companion_entry_id: _builtins.str = ...,
         totp_code: _builtins.bool = ...,
+        frame_origin: _builtins.str = ...,
+        submit_origin: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["companion_entry_id", b"companion_entry_id", "holder", b"holder", "item_id", b"item_id", "kind", b"kind", "operation_id", b"operation_id", "origin", b"origin", "task_id", b"task_id", "totp_code", b"totp_code"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["companion_entry_id", b"companion_entry_id", "frame_origin", b"frame_origin", "holder", b"holder", "item_id", b"item_id", "kind", b"kind", "operation_id", b"operation_id", "origin", b"origin", "submit_origin", b"submit_origin", "task_id", b"task_id", "totp_code", b"totp_code"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -236,6 +272,7 @@ class ClaimResponse(_message.Message):
     GRANTED_FIELD_NUMBER: _builtins.int
     CLAIM_FIELD_NUMBER: _builtins.int
     SECRET_FIELDS_FIELD_NUMBER: _builtins.int
+    BOUND_ORIGINS_FIELD_NUMBER: _builtins.int
     granted: _builtins.bool
     @_builtins.property
     def claim(self) -> Global___Claim: ...
@@ -245,16 +282,23 @@ class ClaimResponse(_message.Message):
         companion entry), exactly once.
         """
 
+    @_builtins.property
+    def bound_origins(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Present only when granted: every origin the granted values may be sent
+        to (the value's binding, plus the claim's frame_origin).
+        """
+
     def __init__(
         self,
         *,
         granted: _builtins.bool = ...,
         claim: Global___Claim | None = ...,
         secret_fields: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
+        bound_origins: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["claim", b"claim"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["claim", b"claim", "granted", b"granted", "secret_fields", b"secret_fields"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bound_origins", b"bound_origins", "claim", b"claim", "granted", b"granted", "secret_fields", b"secret_fields"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -493,7 +537,7 @@ class FindClaimRequest(_message.Message):
     operation_id: _builtins.str
     """The operation as the runner means it. A claim under this id for another
     entry is refused (ALREADY_EXISTS, OPERATION_ID_REUSED), as Claim refuses
-    it; the page's origin is not compared (the page may have moved on).
+    it; the page's origins are not compared (the page may have moved on).
     """
     kind: Global___EntryKind.ValueType
     item_id: _builtins.str
@@ -631,6 +675,99 @@ class ReleaseHolderResponse(_message.Message):
 Global___ReleaseHolderResponse: _TypeAlias = ReleaseHolderResponse  # noqa: Y015
 
 @_typing.final
+class BindCardEntryRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    OPERATION_ID_FIELD_NUMBER: _builtins.int
+    ITEM_ID_FIELD_NUMBER: _builtins.int
+    TASK_ID_FIELD_NUMBER: _builtins.int
+    MERCHANT_ORIGIN_FIELD_NUMBER: _builtins.int
+    HOSTED_PAYMENT_ORIGINS_FIELD_NUMBER: _builtins.int
+    operation_id: _builtins.str
+    """The card claim's operation id (the payment's card_operation_id)."""
+    item_id: _builtins.str
+    """The card the person said yes to."""
+    task_id: _builtins.str
+    merchant_origin: _builtins.str
+    """The shop the person said yes to paying."""
+    @_builtins.property
+    def hosted_payment_origins(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Hosted payment pages elsewhere that the person's yes named; at most 10."""
+
+    def __init__(
+        self,
+        *,
+        operation_id: _builtins.str = ...,
+        item_id: _builtins.str = ...,
+        task_id: _builtins.str = ...,
+        merchant_origin: _builtins.str = ...,
+        hosted_payment_origins: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["hosted_payment_origins", b"hosted_payment_origins", "item_id", b"item_id", "merchant_origin", b"merchant_origin", "operation_id", b"operation_id", "task_id", b"task_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___BindCardEntryRequest: _TypeAlias = BindCardEntryRequest  # noqa: Y015
+
+@_typing.final
+class CardBinding(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    OPERATION_ID_FIELD_NUMBER: _builtins.int
+    ITEM_ID_FIELD_NUMBER: _builtins.int
+    TASK_ID_FIELD_NUMBER: _builtins.int
+    MERCHANT_ORIGIN_FIELD_NUMBER: _builtins.int
+    HOSTED_PAYMENT_ORIGINS_FIELD_NUMBER: _builtins.int
+    CREATED_AT_FIELD_NUMBER: _builtins.int
+    operation_id: _builtins.str
+    item_id: _builtins.str
+    task_id: _builtins.str
+    merchant_origin: _builtins.str
+    @_builtins.property
+    def hosted_payment_origins(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
+    @_builtins.property
+    def created_at(self) -> _timestamp_pb2.Timestamp: ...
+    def __init__(
+        self,
+        *,
+        operation_id: _builtins.str = ...,
+        item_id: _builtins.str = ...,
+        task_id: _builtins.str = ...,
+        merchant_origin: _builtins.str = ...,
+        hosted_payment_origins: _abc.Iterable[_builtins.str] | None = ...,
+        created_at: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "hosted_payment_origins", b"hosted_payment_origins", "item_id", b"item_id", "merchant_origin", b"merchant_origin", "operation_id", b"operation_id", "task_id", b"task_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CardBinding: _TypeAlias = CardBinding  # noqa: Y015
+
+@_typing.final
+class BindCardEntryResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    BINDING_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def binding(self) -> Global___CardBinding: ...
+    def __init__(
+        self,
+        *,
+        binding: Global___CardBinding | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["binding", b"binding"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["binding", b"binding"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___BindCardEntryResponse: _TypeAlias = BindCardEntryResponse  # noqa: Y015
+
+@_typing.final
 class ClaimEvent(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -737,12 +874,15 @@ class VaultItem(_message.Message):
     FIELDS_FIELD_NUMBER: _builtins.int
     CREATED_AT_FIELD_NUMBER: _builtins.int
     UPDATED_AT_FIELD_NUMBER: _builtins.int
+    EQUIVALENT_ORIGINS_FIELD_NUMBER: _builtins.int
     id: _builtins.str
     kind: Global___EntryKind.ValueType
     """ENTRY_KIND_SAVED_LOGIN or ENTRY_KIND_CARD."""
     label: _builtins.str
     origin: _builtins.str
-    """Logins: the site they belong to; a login is only released for it."""
+    """Logins: the site they belong to; a login is only released for it (or
+    for one of its equivalent_origins).
+    """
     @_builtins.property
     def fields(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
         """Logins: username, password, totp_seed (optional).
@@ -753,6 +893,12 @@ class VaultItem(_message.Message):
     def created_at(self) -> _timestamp_pb2.Timestamp: ...
     @_builtins.property
     def updated_at(self) -> _timestamp_pb2.Timestamp: ...
+    @_builtins.property
+    def equivalent_origins(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Logins only: the person's list of other sites the login is for (as a
+        password manager keeps one); at most 20 origins, each like origin.
+        """
+
     def __init__(
         self,
         *,
@@ -763,10 +909,11 @@ class VaultItem(_message.Message):
         fields: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
         created_at: _timestamp_pb2.Timestamp | None = ...,
         updated_at: _timestamp_pb2.Timestamp | None = ...,
+        equivalent_origins: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "updated_at", b"updated_at"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "fields", b"fields", "id", b"id", "kind", b"kind", "label", b"label", "origin", b"origin", "updated_at", b"updated_at"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "equivalent_origins", b"equivalent_origins", "fields", b"fields", "id", b"id", "kind", b"kind", "label", b"label", "origin", b"origin", "updated_at", b"updated_at"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -927,6 +1074,8 @@ class PutPrivateEntryRequest(_message.Message):
     KIND_FIELD_NUMBER: _builtins.int
     FIELDS_FIELD_NUMBER: _builtins.int
     REQUEST_ID_FIELD_NUMBER: _builtins.int
+    ORIGIN_FIELD_NUMBER: _builtins.int
+    FRAME_ORIGIN_FIELD_NUMBER: _builtins.int
     task_id: _builtins.str
     kind: Global___EntryKind.ValueType
     """ENTRY_KIND_ONE_TIME_CODE (field `code`), ENTRY_KIND_TYPED_PASSWORD
@@ -941,6 +1090,17 @@ class PutPrivateEntryRequest(_message.Message):
     that entry was used or discarded, and stores nothing; other content is
     refused ALREADY_EXISTS, reason REQUEST_ID_REUSED. Each person's request
     ids are their own, shared with PutItem. Empty: every call stores one.
+    The content includes origin and frame_origin.
+    """
+    origin: _builtins.str
+    """Required for ENTRY_KIND_ONE_TIME_CODE and ENTRY_KIND_TYPED_PASSWORD: the
+    top page the private form was asked for; the value is only granted for
+    it. Not taken for ENTRY_KIND_SECURITY_CODE, which goes only with its
+    card, under the card's binding.
+    """
+    frame_origin: _builtins.str
+    """The origin of the frame holding the field the form was asked for;
+    empty: the top page's (origin).
     """
     @_builtins.property
     def fields(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]: ...
@@ -951,10 +1111,12 @@ class PutPrivateEntryRequest(_message.Message):
         kind: Global___EntryKind.ValueType = ...,
         fields: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
         request_id: _builtins.str = ...,
+        origin: _builtins.str = ...,
+        frame_origin: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["fields", b"fields", "kind", b"kind", "request_id", b"request_id", "task_id", b"task_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["fields", b"fields", "frame_origin", b"frame_origin", "kind", b"kind", "origin", b"origin", "request_id", b"request_id", "task_id", b"task_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -74,6 +74,11 @@ class ClaimsServiceStub:
                 request_serializer=nod_dot_claims_dot_v1_dot_claims__pb2.FindClaimRequest.SerializeToString,
                 response_deserializer=nod_dot_claims_dot_v1_dot_claims__pb2.FindClaimResponse.FromString,
                 _registered_method=True)
+        self.BindCardEntry = channel.unary_unary(
+                '/nod.claims.v1.ClaimsService/BindCardEntry',
+                request_serializer=nod_dot_claims_dot_v1_dot_claims__pb2.BindCardEntryRequest.SerializeToString,
+                response_deserializer=nod_dot_claims_dot_v1_dot_claims__pb2.BindCardEntryResponse.FromString,
+                _registered_method=True)
         self.RenewHolder = channel.unary_unary(
                 '/nod.claims.v1.ClaimsService/RenewHolder',
                 request_serializer=nod_dot_claims_dot_v1_dot_claims__pb2.RenewHolderRequest.SerializeToString,
@@ -140,6 +145,17 @@ class ClaimsServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def BindCardEntry(self, request, context):
+        """Registers where a card entry may go, before the card can be claimed
+        under that operation id (called by the payments service when the card
+        entry starts). Once per (person, operation_id): a resend with the same
+        content answers the first binding and writes nothing; other content is
+        ALREADY_EXISTS, OPERATION_ID_REUSED.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def RenewHolder(self, request, context):
         """Service calls made by a runner for itself; no person is named.
         """
@@ -195,6 +211,11 @@ def add_ClaimsServiceServicer_to_server(servicer, server):
                     servicer.FindClaim,
                     request_deserializer=nod_dot_claims_dot_v1_dot_claims__pb2.FindClaimRequest.FromString,
                     response_serializer=nod_dot_claims_dot_v1_dot_claims__pb2.FindClaimResponse.SerializeToString,
+            ),
+            'BindCardEntry': grpc.unary_unary_rpc_method_handler(
+                    servicer.BindCardEntry,
+                    request_deserializer=nod_dot_claims_dot_v1_dot_claims__pb2.BindCardEntryRequest.FromString,
+                    response_serializer=nod_dot_claims_dot_v1_dot_claims__pb2.BindCardEntryResponse.SerializeToString,
             ),
             'RenewHolder': grpc.unary_unary_rpc_method_handler(
                     servicer.RenewHolder,
@@ -423,6 +444,33 @@ class ClaimsService:
             '/nod.claims.v1.ClaimsService/FindClaim',
             nod_dot_claims_dot_v1_dot_claims__pb2.FindClaimRequest.SerializeToString,
             nod_dot_claims_dot_v1_dot_claims__pb2.FindClaimResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def BindCardEntry(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/nod.claims.v1.ClaimsService/BindCardEntry',
+            nod_dot_claims_dot_v1_dot_claims__pb2.BindCardEntryRequest.SerializeToString,
+            nod_dot_claims_dot_v1_dot_claims__pb2.BindCardEntryResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -46,6 +46,13 @@ class ClaimsServiceStub:
     """A runner's look for an operation's claim before it touches the page: one
     call, whatever the task's number of claims.
     """
+    BindCardEntry: _grpc.UnaryUnaryMultiCallable[_claims_pb2.BindCardEntryRequest, _claims_pb2.BindCardEntryResponse]
+    """Registers where a card entry may go, before the card can be claimed
+    under that operation id (called by the payments service when the card
+    entry starts). Once per (person, operation_id): a resend with the same
+    content answers the first binding and writes nothing; other content is
+    ALREADY_EXISTS, OPERATION_ID_REUSED.
+    """
     RenewHolder: _grpc.UnaryUnaryMultiCallable[_claims_pb2.RenewHolderRequest, _claims_pb2.RenewHolderResponse]
     """Service calls made by a runner for itself; no person is named."""
     ReleaseHolder: _grpc.UnaryUnaryMultiCallable[_claims_pb2.ReleaseHolderRequest, _claims_pb2.ReleaseHolderResponse]
@@ -64,6 +71,13 @@ class ClaimsServiceAsyncStub(ClaimsServiceStub):
     FindClaim: _aio.UnaryUnaryMultiCallable[_claims_pb2.FindClaimRequest, _claims_pb2.FindClaimResponse]  # type: ignore[assignment]
     """A runner's look for an operation's claim before it touches the page: one
     call, whatever the task's number of claims.
+    """
+    BindCardEntry: _aio.UnaryUnaryMultiCallable[_claims_pb2.BindCardEntryRequest, _claims_pb2.BindCardEntryResponse]  # type: ignore[assignment]
+    """Registers where a card entry may go, before the card can be claimed
+    under that operation id (called by the payments service when the card
+    entry starts). Once per (person, operation_id): a resend with the same
+    content answers the first binding and writes nothing; other content is
+    ALREADY_EXISTS, OPERATION_ID_REUSED.
     """
     RenewHolder: _aio.UnaryUnaryMultiCallable[_claims_pb2.RenewHolderRequest, _claims_pb2.RenewHolderResponse]  # type: ignore[assignment]
     """Service calls made by a runner for itself; no person is named."""
@@ -128,6 +142,19 @@ class ClaimsServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_claims_pb2.FindClaimResponse, _abc.Awaitable[_claims_pb2.FindClaimResponse]]:
         """A runner's look for an operation's claim before it touches the page: one
         call, whatever the task's number of claims.
+        """
+
+    @_abc_1.abstractmethod
+    def BindCardEntry(
+        self,
+        request: _claims_pb2.BindCardEntryRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_claims_pb2.BindCardEntryResponse, _abc.Awaitable[_claims_pb2.BindCardEntryResponse]]:
+        """Registers where a card entry may go, before the card can be claimed
+        under that operation id (called by the payments service when the card
+        entry starts). Once per (person, operation_id): a resend with the same
+        content answers the first binding and writes nothing; other content is
+        ALREADY_EXISTS, OPERATION_ID_REUSED.
         """
 
     @_abc_1.abstractmethod

@@ -5,9 +5,10 @@ The payments service: each payment request, the person's single-use yes,
 the link to the card claim that guards the one card entry, and the
 outcome read from the page (DESIGN.md G5, G8, G11, G12).
 
-The flow: CreatePayment -> ConfirmPayment(yes) -> StartCardEntry (hands
-out the card operation id) -> the browser runner claims the card under
-that id and enters it -> RecordSubmitted(claim id) -> RecordOutcome.
+The flow: CreatePayment -> ConfirmPayment(yes) -> StartCardEntry (binds
+the card entry to the merchant with the claims service, then hands out the
+card operation id) -> the browser runner claims the card under that id and
+enters it -> RecordSubmitted(claim id) -> RecordOutcome.
 Anything without a definite end -> RecordUncertain.
 """
 
@@ -140,6 +141,7 @@ class Payment(_message.Message):
     CONFIRMED_AT_FIELD_NUMBER: _builtins.int
     STARTED_AT_FIELD_NUMBER: _builtins.int
     REQUEST_ID_FIELD_NUMBER: _builtins.int
+    HOSTED_PAYMENT_ORIGINS_FIELD_NUMBER: _builtins.int
     id: _builtins.str
     task_id: _builtins.str
     merchant_origin: _builtins.str
@@ -181,6 +183,12 @@ class Payment(_message.Message):
     def confirmed_at(self) -> _timestamp_pb2.Timestamp: ...
     @_builtins.property
     def started_at(self) -> _timestamp_pb2.Timestamp: ...
+    @_builtins.property
+    def hosted_payment_origins(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Hosted payment pages elsewhere than the merchant that the card may be
+        entered on, shown to the person with the payment (CreatePaymentRequest).
+        """
+
     def __init__(
         self,
         *,
@@ -205,10 +213,11 @@ class Payment(_message.Message):
         confirmed_at: _timestamp_pb2.Timestamp | None = ...,
         started_at: _timestamp_pb2.Timestamp | None = ...,
         request_id: _builtins.str = ...,
+        hosted_payment_origins: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["confirmed_at", b"confirmed_at", "created_at", b"created_at", "expires_at", b"expires_at", "started_at", b"started_at", "updated_at", b"updated_at"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["amount_minor", b"amount_minor", "card_item_id", b"card_item_id", "card_label", b"card_label", "card_operation_id", b"card_operation_id", "claim_id", b"claim_id", "confirmed_at", b"confirmed_at", "created_at", b"created_at", "currency", b"currency", "description", b"description", "expires_at", b"expires_at", "id", b"id", "merchant_origin", b"merchant_origin", "order_reference", b"order_reference", "outcome", b"outcome", "reason", b"reason", "repeat_of_payment_id", b"repeat_of_payment_id", "request_id", b"request_id", "started_at", b"started_at", "state", b"state", "task_id", b"task_id", "updated_at", b"updated_at"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["amount_minor", b"amount_minor", "card_item_id", b"card_item_id", "card_label", b"card_label", "card_operation_id", b"card_operation_id", "claim_id", b"claim_id", "confirmed_at", b"confirmed_at", "created_at", b"created_at", "currency", b"currency", "description", b"description", "expires_at", b"expires_at", "hosted_payment_origins", b"hosted_payment_origins", "id", b"id", "merchant_origin", b"merchant_origin", "order_reference", b"order_reference", "outcome", b"outcome", "reason", b"reason", "repeat_of_payment_id", b"repeat_of_payment_id", "request_id", b"request_id", "started_at", b"started_at", "state", b"state", "task_id", b"task_id", "updated_at", b"updated_at"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -228,6 +237,7 @@ class CreatePaymentRequest(_message.Message):
     ORDER_REFERENCE_FIELD_NUMBER: _builtins.int
     REPEAT_OF_PAYMENT_ID_FIELD_NUMBER: _builtins.int
     REQUEST_ID_FIELD_NUMBER: _builtins.int
+    HOSTED_PAYMENT_ORIGINS_FIELD_NUMBER: _builtins.int
     task_id: _builtins.str
     merchant_origin: _builtins.str
     amount_minor: _builtins.int
@@ -248,7 +258,18 @@ class CreatePaymentRequest(_message.Message):
     request (the tasks service derives it from the task and the step). A
     resend with the same request_id and the same content answers the payment
     the first one made; other content is ALREADY_EXISTS, REQUEST_ID_REUSED.
+    The content includes hosted_payment_origins, in any order.
     """
+    @_builtins.property
+    def hosted_payment_origins(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Optional: the origins of hosted payment pages elsewhere than the
+        merchant on which the card may be entered (a checkout that sends the
+        person to its provider's page), at most 10, each a web origin. Shown to
+        the person with the payment; the card is bound to the merchant origin
+        and these when its entry starts. A merchant's page that embeds its
+        provider's card fields needs none: those fields' frame is allowed.
+        """
+
     def __init__(
         self,
         *,
@@ -262,10 +283,11 @@ class CreatePaymentRequest(_message.Message):
         order_reference: _builtins.str = ...,
         repeat_of_payment_id: _builtins.str = ...,
         request_id: _builtins.str = ...,
+        hosted_payment_origins: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["amount_minor", b"amount_minor", "card_item_id", b"card_item_id", "card_label", b"card_label", "currency", b"currency", "description", b"description", "merchant_origin", b"merchant_origin", "order_reference", b"order_reference", "repeat_of_payment_id", b"repeat_of_payment_id", "request_id", b"request_id", "task_id", b"task_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["amount_minor", b"amount_minor", "card_item_id", b"card_item_id", "card_label", b"card_label", "currency", b"currency", "description", b"description", "hosted_payment_origins", b"hosted_payment_origins", "merchant_origin", b"merchant_origin", "order_reference", b"order_reference", "repeat_of_payment_id", b"repeat_of_payment_id", "request_id", b"request_id", "task_id", b"task_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

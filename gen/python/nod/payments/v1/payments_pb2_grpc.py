@@ -118,7 +118,12 @@ class PaymentsServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def StartCardEntry(self, request, context):
-        """CONFIRMED -> RUNNING, once; answers the card operation id.
+        """CONFIRMED -> RUNNING, once; answers the card operation id. First the
+        card entry is bound with the claims service (ClaimsService.BindCardEntry:
+        the card goes only to the merchant origin and the hosted payment
+        origins); when that has no definite answer the payment stays CONFIRMED
+        (UNAVAILABLE, CLAIMS_UNAVAILABLE) and a later call binds it again (the
+        claims service answers the first binding).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -5,9 +5,10 @@ The payments service: each payment request, the person's single-use yes,
 the link to the card claim that guards the one card entry, and the
 outcome read from the page (DESIGN.md G5, G8, G11, G12).
 
-The flow: CreatePayment -> ConfirmPayment(yes) -> StartCardEntry (hands
-out the card operation id) -> the browser runner claims the card under
-that id and enters it -> RecordSubmitted(claim id) -> RecordOutcome.
+The flow: CreatePayment -> ConfirmPayment(yes) -> StartCardEntry (binds
+the card entry to the merchant with the claims service, then hands out the
+card operation id) -> the browser runner claims the card under that id and
+enters it -> RecordSubmitted(claim id) -> RecordOutcome.
 Anything without a definite end -> RecordUncertain.
 """
 
@@ -43,7 +44,13 @@ class PaymentsServiceStub:
     ConfirmPayment: _grpc.UnaryUnaryMultiCallable[_payments_pb2.ConfirmPaymentRequest, _payments_pb2.ConfirmPaymentResponse]
     """The person's yes or no, used once."""
     StartCardEntry: _grpc.UnaryUnaryMultiCallable[_payments_pb2.StartCardEntryRequest, _payments_pb2.StartCardEntryResponse]
-    """CONFIRMED -> RUNNING, once; answers the card operation id."""
+    """CONFIRMED -> RUNNING, once; answers the card operation id. First the
+    card entry is bound with the claims service (ClaimsService.BindCardEntry:
+    the card goes only to the merchant origin and the hosted payment
+    origins); when that has no definite answer the payment stays CONFIRMED
+    (UNAVAILABLE, CLAIMS_UNAVAILABLE) and a later call binds it again (the
+    claims service answers the first binding).
+    """
     RecordSubmitted: _grpc.UnaryUnaryMultiCallable[_payments_pb2.RecordSubmittedRequest, _payments_pb2.RecordSubmittedResponse]
     RecordUncertain: _grpc.UnaryUnaryMultiCallable[_payments_pb2.RecordUncertainRequest, _payments_pb2.RecordUncertainResponse]
     RecordOutcome: _grpc.UnaryUnaryMultiCallable[_payments_pb2.RecordOutcomeRequest, _payments_pb2.RecordOutcomeResponse]
@@ -64,7 +71,13 @@ class PaymentsServiceAsyncStub(PaymentsServiceStub):
     ConfirmPayment: _aio.UnaryUnaryMultiCallable[_payments_pb2.ConfirmPaymentRequest, _payments_pb2.ConfirmPaymentResponse]  # type: ignore[assignment]
     """The person's yes or no, used once."""
     StartCardEntry: _aio.UnaryUnaryMultiCallable[_payments_pb2.StartCardEntryRequest, _payments_pb2.StartCardEntryResponse]  # type: ignore[assignment]
-    """CONFIRMED -> RUNNING, once; answers the card operation id."""
+    """CONFIRMED -> RUNNING, once; answers the card operation id. First the
+    card entry is bound with the claims service (ClaimsService.BindCardEntry:
+    the card goes only to the merchant origin and the hosted payment
+    origins); when that has no definite answer the payment stays CONFIRMED
+    (UNAVAILABLE, CLAIMS_UNAVAILABLE) and a later call binds it again (the
+    claims service answers the first binding).
+    """
     RecordSubmitted: _aio.UnaryUnaryMultiCallable[_payments_pb2.RecordSubmittedRequest, _payments_pb2.RecordSubmittedResponse]  # type: ignore[assignment]
     RecordUncertain: _aio.UnaryUnaryMultiCallable[_payments_pb2.RecordUncertainRequest, _payments_pb2.RecordUncertainResponse]  # type: ignore[assignment]
     RecordOutcome: _aio.UnaryUnaryMultiCallable[_payments_pb2.RecordOutcomeRequest, _payments_pb2.RecordOutcomeResponse]  # type: ignore[assignment]
@@ -100,7 +113,13 @@ class PaymentsServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _payments_pb2.StartCardEntryRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_payments_pb2.StartCardEntryResponse, _abc.Awaitable[_payments_pb2.StartCardEntryResponse]]:
-        """CONFIRMED -> RUNNING, once; answers the card operation id."""
+        """CONFIRMED -> RUNNING, once; answers the card operation id. First the
+        card entry is bound with the claims service (ClaimsService.BindCardEntry:
+        the card goes only to the merchant origin and the hosted payment
+        origins); when that has no definite answer the payment stays CONFIRMED
+        (UNAVAILABLE, CLAIMS_UNAVAILABLE) and a later call binds it again (the
+        claims service answers the first binding).
+        """
 
     @_abc_1.abstractmethod
     def RecordSubmitted(

@@ -194,18 +194,26 @@ class Wait(_message.Message):
     FORM_KIND_FIELD_NUMBER: _builtins.int
     ORIGIN_FIELD_NUMBER: _builtins.int
     STEP_FIELD_NUMBER: _builtins.int
+    FRAME_ORIGIN_FIELD_NUMBER: _builtins.int
     kind: Global___WaitKind.ValueType
     id: _builtins.str
     """The form, approval, payment or question waited for; for a check, the step."""
     prompt: _builtins.str
     """What the person is asked, in words."""
     form_kind: Global___FormKind.ValueType
-    """Private forms: what it asks for, the site it is for, and the task's id
-    to put the typed value under (PutPrivateEntry's task_id).
+    """Private forms: what it asks for, and the top page's origin it is for,
+    set by the tasks service from the last page the task read (never from
+    the model's words); the value typed is entered only there
+    (PutPrivateEntryRequest.origin). The task's id is PutPrivateEntry's
+    task_id.
     """
     origin: _builtins.str
     step: _builtins.int
     """The step this wait belongs to, if any."""
+    frame_origin: _builtins.str
+    """Private forms: the origin of the frame holding the field the form is
+    for (PutPrivateEntryRequest.frame_origin); empty: the top page's.
+    """
     def __init__(
         self,
         *,
@@ -215,10 +223,11 @@ class Wait(_message.Message):
         form_kind: Global___FormKind.ValueType = ...,
         origin: _builtins.str = ...,
         step: _builtins.int = ...,
+        frame_origin: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["form_kind", b"form_kind", "id", b"id", "kind", b"kind", "origin", b"origin", "prompt", b"prompt", "step", b"step"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["form_kind", b"form_kind", "frame_origin", b"frame_origin", "id", b"id", "kind", b"kind", "origin", b"origin", "prompt", b"prompt", "step", b"step"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

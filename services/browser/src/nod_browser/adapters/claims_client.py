@@ -7,6 +7,7 @@ from pydantic import SecretStr
 
 from nod.claims.v1 import claims_pb2 as pb
 from nod.claims.v1 import claims_pb2_grpc
+from nod_browser.domain.addresses import Destination
 from nod_browser.domain.entry import EntryKind, EntryRequest
 from nodkit.enums import ProtoEnum
 from nodkit.peers import Peer
@@ -42,13 +43,18 @@ class ClaimsClient:
     async def _call(self, method, request, user: str | None):
         return await self._peer.call(method, request, user)
 
-    async def claim(self, owner: str, request: EntryRequest, origin: str, task_id: str):
-        """The reply carries the private value when granted; callers drop it after one use."""
+    async def claim(
+        self, owner: str, request: EntryRequest, destination: Destination, task_id: str
+    ) -> pb.ClaimResponse:
+        """The reply carries the private value when granted, and the origins
+        it may be sent to (bound_origins); callers drop the value after one use."""
         message = pb.ClaimRequest(
             operation_id=request.operation_id,
             kind=KINDS.proto(request.kind),
             item_id=request.item_id,
-            origin=origin,
+            origin=destination.origin,
+            frame_origin=destination.frame_origin,
+            submit_origin=destination.submit_origin or "",
             task_id=task_id,
             holder=self.holder,
             companion_entry_id=request.companion_entry_id or "",

@@ -56,6 +56,18 @@ COUNT = f"""([selectors, marks]) => {{
 }}"""
 
 
+# Where pressing the element sends its form: its own formaction, else its
+# form's action, both as the browser resolved them; null when it sends no
+# form. The form's action is read through the prototype's getter: a field
+# named "action" would otherwise stand in for it.
+SUBMISSION = """(el) => {
+  const form = el.form !== undefined ? el.form : el.closest("form");
+  if (!form) return null;
+  if (el.getAttribute("formaction")) return el.formAction;
+  return Object.getOwnPropertyDescriptor(HTMLFormElement.prototype, "action").get.call(form);
+}"""
+
+
 @dataclass(frozen=True)
 class Found:
     element: Locator
@@ -104,6 +116,18 @@ async def locate_all(
         assert frame is not None  # a frame that is gone counted nothing
         found[field] = Found(frame.locator(selector_for(target)), frame, counts[field][1])
     return found
+
+
+async def submission_target(element: Locator) -> str | None:
+    """The address pressing `element` submits to (None: it submits no
+    form), read in one evaluate."""
+    try:
+        return await element.evaluate(SUBMISSION)
+    except Error:
+        # The document went away under the read (the page navigated).
+        raise FailedPrecondition(
+            "the page is still loading; read it again", reason="PAGE_BUSY"
+        ) from None
 
 
 async def locate_one(page: Page, frame_ids: FrameIds, field: str, target: str) -> Locator:

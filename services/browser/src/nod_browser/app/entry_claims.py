@@ -14,6 +14,7 @@ from nod_browser.adapters.claim_errors import refusal_for
 from nod_browser.adapters.claims_client import ClaimsClient
 from nod_browser.app.claim_ends import ClaimEnds
 from nod_browser.app.sessions import Session
+from nod_browser.domain.addresses import Destination
 from nod_browser.domain.entry import EntryRequest
 from nodkit.client import DEFINITE_REFUSALS, NodRpcError
 from nodkit.errors import Unavailable
@@ -62,13 +63,13 @@ class EntryClaims:
                 raise refusal_for(error) from None
             return None  # the Claim call decides
 
-    async def claim(self, session: Session, request: EntryRequest, origin: str):
+    async def claim(self, session: Session, request: EntryRequest, destination: Destination):
         try:
-            return await self._claims.claim(session.owner, request, origin, session.task_id)
+            return await self._claims.claim(session.owner, request, destination, session.task_id)
         except NodRpcError as error:
             if error.code == grpc.StatusCode.ALREADY_EXISTS:
-                # Claim compares the page's origin too; a resend from a page
-                # that moved to another origin is still answered from the record.
+                # Claim compares where the values would go too; a resend from
+                # a page that moved on is still answered from the record.
                 earlier = await self.earlier_claim(session, request)
                 if earlier is not None:
                     return claims_pb2.ClaimResponse(granted=False, claim=earlier)

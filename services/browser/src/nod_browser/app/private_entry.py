@@ -3,9 +3,12 @@
 Every target is found on the page before anything is claimed, so a bad
 target costs nothing; fields named by refs are marked private in that same
 look (a mark only makes page reads mask the field). Claim (holder = this
-runner, origin = the page's): not granted (a resend, or a concurrent call
-of the same operation) touches nothing; a resend whose targets are gone is
-answered from the record (FindClaim). Granted: fill, press submit once,
+runner; where the values would go: the top page's origin, the origin of the
+frame holding the fields and the origin the submit element's form goes to,
+which the claims service checks against the value's binding, G13): not
+granted (a resend, or a concurrent call of the same operation) touches
+nothing; a resend whose targets are gone is answered from the record
+(FindClaim). Granted: fill, press submit once,
 MarkSubmitted. Whatever stops it before the submit click completed (an
 error, the deadline, Stop, the caller going away) ends in MarkUncertain,
 shielded from cancellation.
@@ -27,11 +30,11 @@ from nod_browser.adapters.filling import (
     interrupted_reason,
     press_submit,
 )
-from nod_browser.adapters.locating import locate_all
+from nod_browser.adapters.locating import locate_all, submission_target
 from nod_browser.app.claim_ends import ClaimEnds
 from nod_browser.app.entry_claims import EntryClaims
 from nod_browser.app.sessions import Session
-from nod_browser.domain.addresses import entry_origin, origin_of
+from nod_browser.domain.addresses import entry_destination, origin_of
 from nod_browser.domain.entry import EntryKind, EntryRequest, code_valid_from
 from nod_browser.settings import BrowserSettings
 from nodkit import faults
@@ -55,7 +58,7 @@ class PrivateEntries:
 
     async def enter(self, session: Session, request: EntryRequest) -> EntryResult:
         try:
-            origin, places, submit = await self._find_targets(session, request)
+            destination, places, submit = await self._find_targets(session, request)
         except DomainError:
             # The page moved on (or never had them). A resend is answered
             # from the record; anything else is refused as the page stands.
@@ -65,15 +68,14 @@ class PrivateEntries:
             raise
         with self._claims.working_on(session, request.operation_id):
             # Claim answers a resend too: not granted, the claim as it stands.
-            grant = await self._claims.claim(session, request, origin)
+            grant = await self._claims.claim(session, request, destination)
             if not grant.granted:
                 log.info("entry.not_granted", claim_id=grant.claim.id, state=grant.claim.state)
                 return EntryResult(grant.claim, entered=False)
             return EntryResult(await self._enter_granted(session, grant, places, submit), True)
 
     async def _find_targets(self, session: Session, request: EntryRequest):
-        origin = origin_of(session.page.url)
-        if origin is None:
+        if origin_of(session.page.url) is None:
             raise FailedPrecondition("navigate to the site first", reason="NO_ORIGIN")
         fields = sorted(request.fields.items())
         marks = entry_marks([name for name, _ in fields])
@@ -88,6 +90,8 @@ class PrivateEntries:
                     targets,
                     {f"fields.{name}": marks[name] for name, _ in fields},
                 )
+                submit = found.get("submit")
+                action = await submission_target(submit.element) if submit else None
         except TimeoutError:
             raise FailedPrecondition(
                 "the page is still loading; read it again", reason="PAGE_BUSY"
@@ -104,14 +108,16 @@ class PrivateEntries:
                 reason="NO_MATCHING_OPTION",
                 field=f"fields.{wrong.name}",
             ) from None
-        # A saved login goes only to its site: the frame holding its fields.
-        origin = entry_origin(
-            origin,
-            [origin_of(place.frame.url) for place in places],
-            site_bound=request.kind == EntryKind.SAVED_LOGIN,
+        # Where the values would go, for the claims service to hold against
+        # the value's binding (G13).
+        destination = entry_destination(
+            session.page.url,
+            [place.frame.url for place in places],
+            action_url=action,
+            submit_frame_url=submit.frame.url if submit is not None else None,
+            embeds=request.kind == EntryKind.CARD,
         )
-        submit = found.get("submit")
-        return origin, places, submit.element if submit is not None else None
+        return destination, places, submit.element if submit is not None else None
 
     async def _enter_granted(self, session, grant, places, submit) -> claims_pb2.Claim:
         claim_id = grant.claim.id

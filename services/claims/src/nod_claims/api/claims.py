@@ -2,8 +2,16 @@
 
 from nod.claims.v1 import claims_pb2 as pb
 from nod.claims.v1 import claims_pb2_grpc
-from nod_claims.api.convert import CHECKS, KINDS, STATES, claim_to_pb, event_to_pb
+from nod_claims.api.convert import (
+    CHECKS,
+    KINDS,
+    STATES,
+    binding_to_pb,
+    claim_to_pb,
+    event_to_pb,
+)
 from nod_claims.app.claims import Claims
+from nod_claims.domain.bindings import CardBindingRequest
 from nod_claims.domain.claims import ClaimRequest, ClaimState, OperationQuery
 from nodkit import faults, listing, validation
 from nodkit.identity import current_user
@@ -28,15 +36,31 @@ class ClaimsServicer(claims_pb2_grpc.ClaimsServiceServicer):
                     "companion_entry_id", request.companion_entry_id
                 ),
                 totp_code=request.totp_code,
+                frame_origin=request.frame_origin or None,
+                submit_origin=request.submit_origin or None,
             ),
         )
         reply = pb.ClaimResponse(
             granted=outcome.granted,
             claim=claim_to_pb(outcome.claim),
             secret_fields=outcome.secret_fields,
+            bound_origins=outcome.bound_origins,
         )
         await faults.point("claims.reply_sending")
         return reply
+
+    async def BindCardEntry(self, request, context) -> pb.BindCardEntryResponse:
+        binding = await self._claims.bind_card_entry(
+            current_user(),
+            CardBindingRequest(
+                operation_id=request.operation_id,
+                item_id=request.item_id,
+                task_id=request.task_id,
+                merchant_origin=request.merchant_origin,
+                hosted_payment_origins=tuple(request.hosted_payment_origins),
+            ),
+        )
+        return pb.BindCardEntryResponse(binding=binding_to_pb(binding))
 
     async def MarkSubmitted(self, request, context) -> pb.MarkSubmittedResponse:
         record = await self._claims.finish(

@@ -3,6 +3,7 @@
 import sqlalchemy as sa
 
 from nod.claims.v1 import claims_pb2 as pb
+from nod_claims.domain.bindings import CardBinding
 from nod_claims.domain.claims import CheckResult, ClaimRecord, ClaimState, EntryKind
 from nod_claims.domain.vault import StoredItem
 from nodkit.enums import ProtoEnum
@@ -21,6 +22,8 @@ def claim_to_pb(record: ClaimRecord) -> pb.Claim:
         item_id=record.item_id,
         companion_entry_id=record.companion_entry_id or "",
         origin=record.origin,
+        frame_origin=record.frame_origin,
+        submit_origin=record.submit_origin or "",
         task_id=record.task_id,
         holder=record.holder,
         state=STATES.proto(record.state),
@@ -48,7 +51,19 @@ def item_to_pb(item: StoredItem) -> pb.VaultItem:
         kind=KINDS.proto(item.kind),
         label=item.label,
         origin=item.origin or "",
+        equivalent_origins=item.equivalent_origins,
         fields=item.masked_fields,
         created_at=to_proto(item.created_at),
         updated_at=to_proto(item.updated_at),
+    )
+
+
+def binding_to_pb(binding: CardBinding) -> pb.CardBinding:
+    return pb.CardBinding(
+        operation_id=binding.operation_id,
+        item_id=binding.item_id,
+        task_id=binding.task_id,
+        merchant_origin=binding.merchant_origin,
+        hosted_payment_origins=binding.hosted_payment_origins,
+        created_at=to_proto(binding.created_at),
     )

@@ -22,6 +22,7 @@ class VaultServicer(claims_pb2_grpc.VaultServiceServicer):
                 label=item.label,
                 origin=item.origin or None,
                 fields=dict(item.fields),
+                equivalent_origins=tuple(item.equivalent_origins),
             ),
             request.request_id,
         )
@@ -43,6 +44,8 @@ class VaultServicer(claims_pb2_grpc.VaultServiceServicer):
             KINDS.domain("kind", request.kind),
             dict(request.fields),
             request.request_id,
+            origin=request.origin,
+            frame_origin=request.frame_origin,
         )
         return pb.PutPrivateEntryResponse(id=entry_id)
 

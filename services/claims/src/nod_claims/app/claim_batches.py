@@ -25,7 +25,8 @@ from nod_claims.domain.claims import ClaimRecord, ClaimRequest
 from nod_claims.store import claims as repo
 from nodkit import tracing
 
-Granted = tuple[ClaimRecord, dict[str, str]]
+# The claim, the item's sealed fields, and its binding's origins.
+Granted = tuple[ClaimRecord, dict[str, str], list[str]]
 
 
 @dataclass

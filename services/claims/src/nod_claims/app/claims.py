@@ -12,6 +12,21 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from nod_claims.app.claim_batches import ClaimBatches
 from nod_claims.app.vault import ITEM_TABLE, PRIVATE_ENTRY_TABLE
 from nod_claims.domain import totp
+from nod_claims.domain.bindings import (
+    Binding,
+    CardBinding,
+    CardBindingRequest,
+    answer_rebind,
+    bound_origins,
+    card_not_bound,
+    check_card_binding_request,
+    check_destination,
+    entry_not_bound,
+    form_binding,
+    saved_login_binding,
+    security_code_alone,
+    unique_origins,
+)
 from nod_claims.domain.claims import (
     SAVED_KINDS,
     CheckResult,
@@ -29,9 +44,11 @@ from nod_claims.domain.claims import (
     explain_refused_transition,
 )
 from nod_claims.domain.vault import StoredItem
+from nod_claims.store import bindings as bindings_repo
 from nod_claims.store import claims as repo
 from nod_claims.store import totp as totp_repo
 from nod_claims.store import vault as vault_repo
+from nod_claims.store.vault import TakenEntry
 from nodkit import context, faults, listing, validation
 from nodkit.crypto import Sealer, SealError
 from nodkit.db import call_deadline
@@ -55,6 +72,8 @@ class ClaimOutcome:
     claim: ClaimRecord
     # Filled only when granted; the one place a private value leaves the service.
     secret_fields: dict[str, str] = field(default_factory=dict, repr=False)
+    # Filled only when granted: where the values may be sent (G13).
+    bound_origins: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -95,6 +114,8 @@ class Claims:
 
     async def claim(self, owner: str, request: ClaimRequest) -> ClaimOutcome:
         request = check_claim_request(request)
+        if request.kind == EntryKind.SECURITY_CODE:
+            raise security_code_alone()
         await faults.point("claims.claim_received")
         if (
             request.kind in SAVED_KINDS
@@ -157,7 +178,7 @@ class Claims:
         granted = await self._batches.claim(owner, request)
         if granted is None:
             return None
-        record, sealed = granted
+        record, sealed, allowed = granted
         await faults.point("claims.claim_after_commit")
         try:
             secret = self._sealer.open_fields(sealed, owner, ITEM_TABLE, record.item_id)
@@ -166,7 +187,8 @@ class Claims:
             await self.finish(owner, record.id, record.holder, ClaimState.UNCERTAIN, UNREADABLE)
             raise
         secret.pop("totp_seed", None)  # never leaves the vault; no code was asked for
-        return ClaimOutcome(True, record, secret)
+        where = request.destination
+        return ClaimOutcome(True, record, secret, unique_origins([*allowed, where.frame_origin]))
 
     async def _claim_with_one_time_entry(
         self, owner: str, request: ClaimRequest, give_up_at: float | None
@@ -182,7 +204,8 @@ class Claims:
                 record = await repo.insert_running_claim(conn, owner, request)
                 if record is None:
                     return None
-                secret = await self._take_secret(conn, owner, request, record.id)
+                # A claim outside its binding raises here: the insert is rolled back.
+                secret, bound = await self._take_secret(conn, owner, request, record.id)
                 await repo.add_event(
                     conn,
                     record.id,
@@ -191,7 +214,7 @@ class Claims:
                     to_state=ClaimState.RUNNING,
                 )
                 await faults.point("claims.claim_before_commit")
-        return ClaimOutcome(True, record, secret)
+        return ClaimOutcome(True, record, secret, bound)
 
     async def _not_granted(self, owner: str, request: ClaimRequest) -> ClaimOutcome:
         """Says why nothing was granted; writes nothing."""
@@ -202,6 +225,8 @@ class Claims:
                 return ClaimOutcome(False, existing_claim_answer(existing, request))
             if request.kind in SAVED_KINDS:
                 check_saved_item(await vault_repo.get_item(conn, owner, request.item_id), request)
+            if request.kind == EntryKind.CARD:
+                await self._card_binding(conn, owner, request)
             live = await repo.holder_is_live(conn, request.holder)
         if not live:
             raise FailedPrecondition(
@@ -214,10 +239,16 @@ class Claims:
 
     async def _take_secret(
         self, conn, owner: str, request: ClaimRequest, claim_id: str
-    ) -> dict[str, str]:
+    ) -> tuple[dict[str, str], tuple[str, ...]]:
+        """The values to grant and where they may go; raises, writing
+        nothing, for a value outside its binding."""
         if request.kind in SAVED_KINDS:
             found = await vault_repo.get_item(conn, owner, request.item_id)
             item = check_saved_item(found, request)
+            if request.kind == EntryKind.CARD:
+                binding = await self._card_binding(conn, owner, request)
+            else:
+                binding = saved_login_binding(item.origin or "", item.equivalent_origins)
             fields = self._sealer.open_fields(item.sealed_fields, owner, ITEM_TABLE, item.id)
             seed = fields.pop("totp_seed", "")  # never leaves the vault
             if request.totp_code and seed:  # without one, the runner finds no code
@@ -225,15 +256,22 @@ class Claims:
                     conn, owner, item, fields["username"], seed, claim_id
                 )
             if request.companion_entry_id is not None:
-                fields |= await self._take_entry(
+                # The security code goes with its card, under the card's binding.
+                companion = await self._take_entry(
                     conn,
                     owner,
                     request.companion_entry_id,
                     EntryKind.SECURITY_CODE,
                     request.task_id,
                 )
-            return fields
-        return await self._take_entry(conn, owner, request.item_id, request.kind, request.task_id)
+                fields |= self._open_entry(owner, companion)
+            return fields, bound_origins(binding, request.destination)
+        entry = await self._take_entry(conn, owner, request.item_id, request.kind, request.task_id)
+        if entry.origin is None:
+            raise entry_not_bound()
+        binding = form_binding(entry.origin, entry.frame_origin or entry.origin)
+        check_destination(binding, request.destination)
+        return self._open_entry(owner, entry), bound_origins(binding, request.destination)
 
     async def _take_code(
         self,
@@ -268,13 +306,46 @@ class Claims:
         by_login = self._sealer.digests(account.username, ACCOUNT_KEYS, "login", account.origin)
         return by_login + self._sealer.digests(account.seed, ACCOUNT_KEYS, "seed")
 
-    async def _take_entry(self, conn, owner, entry_id, kind, task_id) -> dict[str, str]:
+    async def _card_binding(self, conn, owner: str, request: ClaimRequest) -> Binding:
+        """The card's binding for this operation, checked against where the
+        claim would send it."""
+        found = await bindings_repo.get_binding(conn, owner, request.operation_id)
+        if found is None or not found.binds(request.item_id, request.task_id):
+            raise card_not_bound()
+        binding = found.binding()
+        check_destination(binding, request.destination)
+        return binding
+
+    async def _take_entry(self, conn, owner, entry_id, kind, task_id) -> TakenEntry:
         entry = await vault_repo.take_private_entry(conn, owner, entry_id)
         if entry is None or entry.kind != kind or entry.task_id != task_id:
             raise NotFound(
                 "no unused private entry of that kind for this task", reason="ENTRY_NOT_FOUND"
             )
+        return entry
+
+    def _open_entry(self, owner: str, entry: TakenEntry) -> dict[str, str]:
         return self._sealer.open_fields(entry.sealed_fields, owner, PRIVATE_ENTRY_TABLE, entry.id)
+
+    async def bind_card_entry(self, owner: str, request: CardBindingRequest) -> CardBinding:
+        """Where the card of one card operation may go, registered once: a
+        resend with the same content answers the first binding, writing
+        nothing; other content is refused (the first binding stands)."""
+        request = check_card_binding_request(request)
+        async with self._engine.begin() as conn:
+            # Only the person's own saved card is bound (another's looks like none).
+            card = await vault_repo.get_item(conn, owner, request.item_id)
+            if card is None or card.kind != EntryKind.CARD:
+                raise NotFound("item_id names no saved card", reason="ITEM_NOT_FOUND")
+            made = await bindings_repo.insert_binding(conn, owner, request)
+            # The unique key held a racing first binding: read the winner's.
+            first = made or await bindings_repo.get_binding(conn, owner, request.operation_id)
+        if first is None:  # bindings are never deleted
+            raise Unavailable("the binding could not be read back; try again")
+        if made is not None:
+            log.info("card.bound", operation_id=request.operation_id, task_id=request.task_id)
+            return made
+        return answer_rebind(first, request)
 
     async def finish(
         self, owner: str, claim_id: str, holder: str, target: ClaimState, reason: str = ""

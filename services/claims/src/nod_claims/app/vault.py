@@ -8,6 +8,7 @@ from nod_claims.domain.claims import ONE_TIME_KINDS, EntryKind
 from nod_claims.domain.vault import (
     ItemInput,
     StoredItem,
+    check_entry_destination,
     check_fields,
     check_item,
     masked_fields,
@@ -49,6 +50,7 @@ class Vault:
             "kind": item.kind.value,
             "label": item.label,
             "origin": item.origin,
+            "equivalent_origins": list(item.equivalent_origins),
             "masked_fields": masked_fields(item.fields),
             "sealed_fields": self._sealer.seal_fields(item.fields, owner, ITEM_TABLE, item_id),
         }
@@ -96,6 +98,9 @@ class Vault:
         kind: EntryKind,
         fields: dict[str, str],
         request_id: str = "",
+        *,
+        origin: str = "",
+        frame_origin: str = "",
     ) -> str:
         task_id = validation.printable_id("task_id", task_id)
         request_id = optional_request_id(request_id)
@@ -106,6 +111,7 @@ class Vault:
                 " or ENTRY_KIND_SECURITY_CODE",
             )
         fields = check_fields(kind, fields)
+        where = check_entry_destination(kind, origin, frame_origin)
         entry_id = vault_repo.new_id()
         sealed = self._sealer.seal_fields(fields, owner, PRIVATE_ENTRY_TABLE, entry_id)
         async with self._engine.begin() as conn:
@@ -115,7 +121,7 @@ class Vault:
                 request_id,
                 PUT_PRIVATE_ENTRY,
                 entry_id,
-                entry_content(task_id, kind, fields),
+                entry_content(task_id, kind, fields, *where),
             )
             if first is not None:
                 # A resend: the first entry's id, even once it was used or
@@ -130,6 +136,8 @@ class Vault:
                 kind=kind,
                 sealed_fields=sealed,
                 ttl_s=self._entry_ttl_s,
+                origin=where[0],
+                frame_origin=where[1],
             )
         log.info("vault.private_entry_saved", entry_id=entry_id, kind=kind.value, task_id=task_id)
         return entry_id

@@ -10,6 +10,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Protocol, TypeVar
 
+from nod_claims.domain.bindings import Destination, check_destination, saved_login_binding
 from nodkit import validation
 from nodkit.errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound
 
@@ -49,6 +50,9 @@ class SavedItem(Protocol):
     @property
     def origin(self) -> str | None: ...
 
+    @property
+    def equivalent_origins(self) -> tuple[str, ...]: ...
+
 
 ItemT = TypeVar("ItemT", bound=SavedItem)
 
@@ -64,6 +68,14 @@ class ClaimRequest:
     companion_entry_id: str | None = None
     # The runner will type a code from the saved login's TOTP seed.
     totp_code: bool = False
+    # The frame holding the fields (None: the top page's; once checked,
+    # always set) and where the submission goes (None: nowhere pressed).
+    frame_origin: str | None = None
+    submit_origin: str | None = None
+
+    @property
+    def destination(self) -> Destination:
+        return Destination(self.origin, self.frame_origin or self.origin, self.submit_origin)
 
 
 @dataclass(frozen=True)
@@ -81,18 +93,29 @@ class ClaimRecord:
     reason: str
     created_at: datetime
     updated_at: datetime
+    # Claims made before G13 recorded the top page only: their frame is it.
+    frame_origin: str = ""
+    submit_origin: str | None = None
 
     def same_operation(self, asked: "ClaimRequest | OperationQuery") -> bool:
         """Same id and the same parameters: a resend, not a new operation.
         The holder is not a parameter: a second runner asking gets the answer
-        too. The origin is compared when the caller names one (a lookup by a
-        runner whose page has moved on since does not)."""
+        too. Where the values go (top page, frame, submission) is compared
+        when the caller names it (a lookup by a runner whose page has moved
+        on since does not)."""
         return (
             self.kind == asked.kind
             and self.item_id == asked.item_id
             and self.task_id == asked.task_id
             and self.companion_entry_id == asked.companion_entry_id
-            and (asked.origin is None or self.origin == asked.origin)
+            and (
+                not isinstance(asked, ClaimRequest)
+                or (
+                    self.origin == asked.origin
+                    and (self.frame_origin or self.origin) == asked.destination.frame_origin
+                    and self.submit_origin == asked.submit_origin
+                )
+            )
         )
 
 
@@ -105,7 +128,6 @@ class OperationQuery:
     item_id: str
     task_id: str
     companion_entry_id: str | None = None
-    origin: None = None
 
 
 def check_claim_request(request: ClaimRequest) -> ClaimRequest:
@@ -114,26 +136,33 @@ def check_claim_request(request: ClaimRequest) -> ClaimRequest:
         raise InvalidArgument("companion_entry_id", "only a card entry takes a companion entry")
     if request.totp_code and request.kind != EntryKind.SAVED_LOGIN:
         raise InvalidArgument("totp_code", "only a saved login has a TOTP seed")
+    origin = validation.origin("origin", request.origin)
     return ClaimRequest(
         operation_id=validation.printable_id("operation_id", request.operation_id),
         kind=request.kind,
         item_id=validation.uuid_id("item_id", request.item_id),
-        origin=validation.origin("origin", request.origin),
+        origin=origin,
         task_id=validation.printable_id("task_id", request.task_id),
         holder=validation.printable_id("holder", request.holder),
         companion_entry_id=request.companion_entry_id,
         totp_code=request.totp_code,
+        frame_origin=_optional_origin("frame_origin", request.frame_origin) or origin,
+        submit_origin=_optional_origin("submit_origin", request.submit_origin),
     )
+
+
+def _optional_origin(field: str, value: str | None) -> str | None:
+    return validation.origin(field, value) if value else None
 
 
 def check_saved_item(item: ItemT | None, request: ClaimRequest) -> ItemT:
     """The saved item exists, is the person's and of that kind, and a login
-    is only released for its own site."""
+    is only released for its own sites (G13: domain.bindings)."""
     if item is None or item.kind != request.kind:
         raise NotFound("item_id names no saved item of that kind", reason="ITEM_NOT_FOUND")
-    if request.kind == EntryKind.SAVED_LOGIN and item.origin != request.origin:
-        raise FailedPrecondition(
-            "this saved login belongs to another site", reason="ORIGIN_MISMATCH"
+    if request.kind == EntryKind.SAVED_LOGIN:
+        check_destination(
+            saved_login_binding(item.origin or "", item.equivalent_origins), request.destination
         )
     return item
 

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
+from nod_claims.domain.bindings import check_equivalent_origins
 from nod_claims.domain.claims import EntryKind
 from nodkit import validation
 from nodkit.cards import digits_of, luhn_valid
@@ -125,6 +126,8 @@ class StoredItem:
     sealed_fields: dict[str, str]
     created_at: datetime
     updated_at: datetime
+    # Logins: the other sites the person said it is for (G13).
+    equivalent_origins: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -134,6 +137,7 @@ class ItemInput:
     label: str
     origin: str | None
     fields: dict[str, str]
+    equivalent_origins: tuple[str, ...] = ()
 
 
 def check_item(item: ItemInput) -> ItemInput:
@@ -142,15 +146,22 @@ def check_item(item: ItemInput) -> ItemInput:
     # Labels are shown everywhere, unmasked: validation.text refuses a card number.
     label = validation.text("item.label", item.label, max_length=MAX_LABEL_LENGTH)
     origin = None
+    equivalent: tuple[str, ...] = ()
     if item.kind == EntryKind.SAVED_LOGIN:
         origin = validation.origin("item.origin", item.origin or "")
+        equivalent = check_equivalent_origins(origin, item.equivalent_origins)
     elif item.origin:
         raise InvalidArgument("item.origin", "a card is not tied to one site; leave origin empty")
+    elif item.equivalent_origins:
+        raise InvalidArgument(
+            "item.equivalent_origins",
+            "a card goes to the shop of each payment you say yes to; leave this empty",
+        )
     fields = {name: value for name, value in item.fields.items()}
     checked = _prefix_errors("item.", lambda: check_fields(item.kind, fields))
     item_id = validation.uuid_id("item.id", item.id) if item.id else None
     return ItemInput(
-        item_id, item.kind, label or _default_label(item.kind, checked), origin, checked
+        item_id, item.kind, label or _default_label(item.kind, checked), origin, checked, equivalent
     )
 
 
@@ -165,3 +176,20 @@ def _default_label(kind: EntryKind, fields: dict[str, str]) -> str:
     if kind == EntryKind.CARD:
         return f"Card ending {fields['number'][-4:]}"
     return mask("username", fields["username"])
+
+
+def check_entry_destination(
+    kind: EntryKind, origin: str, frame_origin: str
+) -> tuple[str | None, str | None]:
+    """The top page and frame a one-time code or typed password was asked
+    for, without which it could be entered anywhere; a security code has
+    none of its own (it goes with its card, under the card's binding)."""
+    if kind == EntryKind.SECURITY_CODE:
+        for field, value in (("origin", origin), ("frame_origin", frame_origin)):
+            if value:
+                raise InvalidArgument(
+                    field, "a security code goes with its card, to the shop; leave this empty"
+                )
+        return None, None
+    top = validation.origin("origin", origin)
+    return top, validation.origin("frame_origin", frame_origin) if frame_origin else top

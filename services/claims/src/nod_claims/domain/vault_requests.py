@@ -41,6 +41,10 @@ def _canonical(call: str, **parts: object) -> str:
 def item_content(item: ItemInput) -> str:
     """A checked item as compared between resends: the same values however
     the caller spelled them (a card number's spaces, a seed's case)."""
+    # Only when listed: a request id recorded before equivalent origins
+    # existed compares as it did then.
+    listed = sorted(item.equivalent_origins)
+    extra = {"equivalent_origins": listed} if listed else {}
     return _canonical(
         PUT_ITEM,
         id=item.id,
@@ -48,17 +52,25 @@ def item_content(item: ItemInput) -> str:
         label=item.label,
         origin=item.origin,
         fields=item.fields,
+        **extra,
     )
 
 
-def entry_content(task_id: str, kind: EntryKind, fields: dict[str, str]) -> str:
+def entry_content(
+    task_id: str,
+    kind: EntryKind,
+    fields: dict[str, str],
+    origin: str | None = None,
+    frame_origin: str | None = None,
+) -> str:
     if kind == EntryKind.SECURITY_CODE:
         # A card's security code is kept no longer than its one payment (PCI
         # DSS 3.3.1), and this digest outlives it by weeks: a digest of three
         # or four digits is undone by trying them all under the key. So only
         # which fields a resend carries is compared, never the code.
         fields = dict.fromkeys(fields, "")
-    return _canonical(PUT_PRIVATE_ENTRY, task_id=task_id, kind=kind.value, fields=fields)
+    where = {"origin": origin, "frame_origin": frame_origin} if origin else {}
+    return _canonical(PUT_PRIVATE_ENTRY, task_id=task_id, kind=kind.value, fields=fields, **where)
 
 
 def reused() -> AlreadyExists:

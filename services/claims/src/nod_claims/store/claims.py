@@ -26,9 +26,10 @@ from nodkit import history, listing
 _INSERT_CLAIM = sa.text(
     """
     INSERT INTO claims.claims
-        (owner, operation_id, kind, item_id, companion_entry_id, origin, task_id, holder, state)
-    SELECT :owner, :operation_id, :kind, :item_id, :companion_entry_id, :origin, :task_id,
-           :holder, 'running'
+        (owner, operation_id, kind, item_id, companion_entry_id, origin, frame_origin,
+         submit_origin, task_id, holder, state)
+    SELECT :owner, :operation_id, :kind, :item_id, :companion_entry_id, :origin, :frame_origin,
+           :submit_origin, :task_id, :holder, 'running'
     WHERE EXISTS (SELECT 1 FROM claims.holders
                   WHERE holder = :holder AND lease_expires_at > now())
     ON CONFLICT (owner, operation_id) DO NOTHING
@@ -39,33 +40,52 @@ _INSERT_CLAIM = sa.text(
 
 # The common case, for a whole batch of claims in one statement and one
 # round trip (run it in autocommit; see claim_batches.py): saved logins and
-# cards, each granted only if the item is the person's, of that kind, for
-# that site (logins), and its holder's lease is live. A claim that is not
-# granted (anything off, or the operation already claimed) simply has no row;
-# the caller then finds out why, without writing anything. Rows are inserted
-# in key order, so two batches never wait on each other in a cycle. A new
-# claim is its request plus an id and a time, so only those come back:
-# decoding whole rows was much of the statement's cost on our side.
+# cards, each granted only if the item is the person's, of that kind, its
+# holder's lease is live, and where its values would go is inside the
+# value's binding (G13, the rules of domain/bindings.py): a login's top
+# page, frame and submission each its site or one of its equivalents; a
+# card's top page its merchant or a hosted payment page named in the yes,
+# under the binding registered for that operation, item and task, and its
+# submission there or to the frame holding its fields. A claim that is not
+# granted (anything off, or the operation already claimed) simply has no
+# row; the caller then finds out why, without writing anything. Rows are
+# inserted in key order, so two batches never wait on each other in a
+# cycle. A new claim is its request plus an id and a time, so only those
+# (and the binding's origins) come back: decoding whole rows was much of
+# the statement's cost on our side.
 # It runs on a plain psycopg connection (nodkit.db.open_hot_path_pool):
 # SQLAlchemy's checkout and execution cost more CPU than the statement.
 _CLAIM_SAVED_ITEMS = """
     WITH wanted AS (
         SELECT * FROM jsonb_to_recordset(%s::jsonb) AS w(
             n int, owner text, operation_id text, kind text, item_id uuid, origin text,
-            task_id text, holder text
+            frame_origin text, submit_origin text, task_id text, holder text
         )
-    ), grantable AS (
-        SELECT w.*, v.sealed_fields
+    ), bound AS (
+        SELECT w.*, v.sealed_fields,
+               CASE WHEN w.kind = 'card'
+                    THEN array_prepend(b.merchant_origin, b.hosted_payment_origins)
+                    ELSE array_prepend(v.origin, v.equivalent_origins) END AS allowed
           FROM wanted w
           JOIN claims.vault_items v
             ON v.id = w.item_id AND v.owner = w.owner AND v.kind = w.kind
-           AND (w.kind <> 'saved_login' OR v.origin = w.origin)
-         WHERE EXISTS (SELECT 1 FROM claims.holders h
+          LEFT JOIN claims.card_bindings b
+            ON w.kind = 'card' AND b.owner = w.owner AND b.operation_id = w.operation_id
+           AND b.item_id = w.item_id AND b.task_id = w.task_id
+    ), grantable AS (
+        SELECT * FROM bound w
+         WHERE w.origin = ANY(w.allowed)
+           AND (w.kind = 'card' OR w.frame_origin = ANY(w.allowed))
+           AND (w.submit_origin IS NULL OR w.submit_origin = ANY(w.allowed)
+                OR (w.kind = 'card' AND w.submit_origin = w.frame_origin))
+           AND EXISTS (SELECT 1 FROM claims.holders h
                         WHERE h.holder = w.holder AND h.lease_expires_at > now())
     ), inserted AS (
         INSERT INTO claims.claims
-            (owner, operation_id, kind, item_id, origin, task_id, holder, state)
-        SELECT owner, operation_id, kind, item_id, origin, task_id, holder, 'running'
+            (owner, operation_id, kind, item_id, origin, frame_origin, submit_origin, task_id,
+             holder, state)
+        SELECT owner, operation_id, kind, item_id, origin, frame_origin, submit_origin, task_id,
+               holder, 'running'
           FROM grantable
          ORDER BY owner, operation_id
         ON CONFLICT (owner, operation_id) DO NOTHING
@@ -74,7 +94,7 @@ _CLAIM_SAVED_ITEMS = """
         INSERT INTO claims.claim_events (claim_id, actor, from_state, to_state)
         SELECT id, holder, NULL, 'running' FROM inserted
     )
-    SELECT g.n, g.sealed_fields, inserted.id::text AS id, inserted.created_at
+    SELECT g.n, g.sealed_fields, inserted.id::text AS id, inserted.created_at, g.allowed
       FROM inserted
       JOIN grantable g ON g.owner = inserted.owner AND g.operation_id = inserted.operation_id
 """
@@ -116,6 +136,8 @@ def to_record(row: Any) -> ClaimRecord:
         reason=row.reason,
         created_at=row.created_at,
         updated_at=row.updated_at,
+        frame_origin=row.frame_origin or row.origin,
+        submit_origin=row.submit_origin,
     )
 
 
@@ -127,6 +149,8 @@ def _claim_params(owner: str, request: ClaimRequest) -> dict:
         "item_id": request.item_id,
         "companion_entry_id": request.companion_entry_id,
         "origin": request.origin,
+        "frame_origin": request.destination.frame_origin,
+        "submit_origin": request.submit_origin,
         "task_id": request.task_id,
         "holder": request.holder,
     }
@@ -134,10 +158,10 @@ def _claim_params(owner: str, request: ClaimRequest) -> dict:
 
 async def claim_saved_items(
     conn: psycopg.AsyncConnection, wanted: list[tuple[str, ClaimRequest]]
-) -> dict[int, tuple[ClaimRecord, dict[str, str]]]:
+) -> dict[int, tuple[ClaimRecord, dict[str, str], list[str]]]:
     """Claims (plus history) for many (owner, request) pairs at once, at most
     one per (owner, operation id). Returns the granted ones by their index
-    in `wanted`, with the item's sealed fields."""
+    in `wanted`, with the item's sealed fields and its binding's origins."""
     # One JSON parameter: far less work for the driver than eight arrays.
     batch = json.dumps(
         [
@@ -148,6 +172,8 @@ async def claim_saved_items(
                 "kind": r.kind.value,
                 "item_id": r.item_id,
                 "origin": r.origin,
+                "frame_origin": r.destination.frame_origin,
+                "submit_origin": r.submit_origin,
                 "task_id": r.task_id,
                 "holder": r.holder,
             }
@@ -159,8 +185,8 @@ async def claim_saved_items(
         await cursor.execute(_CLAIM_SAVED_ITEMS, (batch,))
         rows = await cursor.fetchall()
     return {
-        n: (_new_claim(wanted[n][1], claim_id, created_at), sealed)
-        for n, sealed, claim_id, created_at in rows
+        n: (_new_claim(wanted[n][1], claim_id, created_at), sealed, allowed)
+        for n, sealed, claim_id, created_at, allowed in rows
     }
 
 
@@ -180,6 +206,8 @@ def _new_claim(request: ClaimRequest, claim_id: str, at: datetime) -> ClaimRecor
         reason="",
         created_at=at,
         updated_at=at,
+        frame_origin=request.destination.frame_origin,
+        submit_origin=request.submit_origin,
     )
 
 

@@ -1,7 +1,7 @@
 """The claims service's tables, all inside the `claims` schema."""
 
 import sqlalchemy as sa
-from sqlalchemy.dialects.postgresql import JSONB, UUID
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID
 
 from nod_claims import SCHEMA
 from nodkit.history import History, history_table
@@ -20,6 +20,8 @@ vault_items = sa.Table(
     sa.Column("kind", sa.Text, nullable=False),
     sa.Column("label", sa.Text, nullable=False),
     sa.Column("origin", sa.Text, nullable=True),
+    # Logins: the other sites the person said the login is for (G13).
+    sa.Column("equivalent_origins", ARRAY(sa.Text), nullable=False, server_default=sa.text("'{}'")),
     # What listing shows; computed when the item is written, never decrypted.
     sa.Column("masked_fields", JSONB, nullable=False),
     # {field: "<key id>:<base64 nonce+ciphertext>"}, sealed per owner, item and field.
@@ -38,6 +40,11 @@ private_entries = sa.Table(
     sa.Column("task_id", sa.Text, nullable=False),
     sa.Column("kind", sa.Text, nullable=False),
     sa.Column("sealed_fields", JSONB, nullable=False),
+    # The top page and frame the private form was asked for: the only place
+    # a one-time code or typed password is granted for (G13). NULL for a
+    # security code, which goes with its card under the card's binding.
+    sa.Column("origin", sa.Text, nullable=True),
+    sa.Column("frame_origin", sa.Text, nullable=True),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False, server_default=NOW),
     sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
     sa.CheckConstraint(
@@ -77,6 +84,10 @@ claims = sa.Table(
     sa.Column("item_id", UUID(as_uuid=False), nullable=False),
     sa.Column("companion_entry_id", UUID(as_uuid=False), nullable=True),
     sa.Column("origin", sa.Text, nullable=False),
+    # Where the values went besides the top page (G13); NULL in claims made
+    # before they were recorded, and submit_origin when nothing was pressed.
+    sa.Column("frame_origin", sa.Text, nullable=True),
+    sa.Column("submit_origin", sa.Text, nullable=True),
     sa.Column("task_id", sa.Text, nullable=False),
     sa.Column("holder", sa.Text, nullable=False),
     sa.Column("state", sa.Text, nullable=False),
@@ -95,6 +106,23 @@ claims = sa.Table(
     sa.Index("claims_by_task", "owner", "task_id", "created_at", "id"),
     sa.Index("claims_by_owner", "owner", "created_at", "id"),
     sa.Index("claims_running_by_holder", "holder", postgresql_where=sa.text("state = 'running'")),
+)
+
+# Where a card may be entered under one card operation (G13): registered by
+# the payments service when the card entry starts, once per operation, and
+# never changed. A card claim is granted only under its binding.
+card_bindings = sa.Table(
+    "card_bindings",
+    metadata,
+    sa.Column("owner", sa.Text, primary_key=True),
+    sa.Column("operation_id", sa.Text, primary_key=True),
+    sa.Column("item_id", UUID(as_uuid=False), nullable=False),
+    sa.Column("task_id", sa.Text, nullable=False),
+    sa.Column("merchant_origin", sa.Text, nullable=False),
+    sa.Column(
+        "hosted_payment_origins", ARRAY(sa.Text), nullable=False, server_default=sa.text("'{}'")
+    ),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False, server_default=NOW),
 )
 
 claim_events = history_table(metadata, "claim_events", claims.c.id, "claim_id")

@@ -20,6 +20,9 @@ class TakenEntry:
     kind: EntryKind
     task_id: str
     sealed_fields: dict[str, str]
+    # The page and frame its private form was asked for (None: unbound).
+    origin: str | None = None
+    frame_origin: str | None = None
 
 
 def _item(row) -> StoredItem:
@@ -28,6 +31,7 @@ def _item(row) -> StoredItem:
         kind=EntryKind(row.kind),
         label=row.label,
         origin=row.origin,
+        equivalent_origins=tuple(row.equivalent_origins or ()),
         masked_fields=row.masked_fields,
         sealed_fields=row.sealed_fields,
         created_at=row.created_at,
@@ -99,6 +103,8 @@ async def insert_private_entry(
     kind: EntryKind,
     sealed_fields: dict[str, str],
     ttl_s: float,
+    origin: str | None,
+    frame_origin: str | None,
 ) -> None:
     expires = sa.func.now() + sa.func.make_interval(0, 0, 0, 0, 0, 0, ttl_s)
     await conn.execute(
@@ -108,6 +114,8 @@ async def insert_private_entry(
             task_id=task_id,
             kind=kind.value,
             sealed_fields=sealed_fields,
+            origin=origin,
+            frame_origin=frame_origin,
             expires_at=expires,
         )
     )
@@ -128,7 +136,9 @@ async def take_private_entry(conn: AsyncConnection, owner: str, entry_id: str) -
     ).first()
     if row is None:
         return None
-    return TakenEntry(row.id, EntryKind(row.kind), row.task_id, row.sealed_fields)
+    return TakenEntry(
+        row.id, EntryKind(row.kind), row.task_id, row.sealed_fields, row.origin, row.frame_origin
+    )
 
 
 async def discard_task_entries(conn: AsyncConnection, owner: str, task_id: str) -> int:

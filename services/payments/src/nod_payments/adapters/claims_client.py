@@ -1,18 +1,20 @@
-"""Payments' one call to the claims service: reading a claim as the person
-it belongs to, to check the claim a card entry's end names. It goes through
-nodkit's Peer (payments' own token, the person, the request id, a deadline
-never past the caller's); GetClaim is a read, so the channel may retry it;
-nothing here changes state."""
+"""Payments' calls to the claims service: binding a card entry to where the
+card may go when it starts (BindCardEntry), and reading a claim as the
+person it belongs to, to check the claim a card entry's end names. They go
+through nodkit's Peer (payments' own token, the person, the request id, a
+deadline never past the caller's); GetClaim is a read, so the channel may
+retry it; BindCardEntry is never resent by the channel (a later start sends
+it again, and the claims service answers the first binding)."""
 
 import grpc
 from pydantic import SecretStr
 
 from nod.claims.v1 import claims_pb2 as pb
 from nod.claims.v1 import claims_pb2_grpc
-from nod_payments.domain.card_entry import CardClaim, ClaimState
+from nod_payments.domain.card_entry import CardClaim, CardEntryBinding, ClaimState
 from nodkit.client import NodRpcError
 from nodkit.enums import ProtoEnum
-from nodkit.errors import InvalidArgument, Unavailable
+from nodkit.errors import FailedPrecondition, InvalidArgument, Unavailable
 from nodkit.logging import get_logger
 from nodkit.peers import Peer
 from nodkit.tls import Tls
@@ -58,6 +60,33 @@ class ClaimsClient:
             item_id=claim.item_id,
             state=_state(claim.state),
         )
+
+    async def bind_card_entry(self, owner: str, binding: CardEntryBinding) -> None:
+        """Registered; FailedPrecondition when the card is no longer saved;
+        else Unavailable: then the card can't be claimed under the operation
+        unless an earlier call did bind it (to the same place), and the entry
+        must not start."""
+        request = pb.BindCardEntryRequest(
+            operation_id=binding.operation_id,
+            item_id=binding.item_id,
+            task_id=binding.task_id,
+            merchant_origin=binding.merchant_origin,
+            hosted_payment_origins=binding.hosted_payment_origins,
+        )
+        try:
+            await self._peer.call(self._stub.BindCardEntry, request, owner)
+        except NodRpcError as error:
+            log.warning("claims.bind_failed", status=error.code.name, reason=error.reason)
+            if error.code == grpc.StatusCode.NOT_FOUND:
+                raise FailedPrecondition(
+                    "the card you said yes to is no longer saved; the card entry did not start",
+                    reason="CARD_NOT_SAVED",
+                ) from None
+            raise Unavailable(
+                "the card entry could not be bound to the shop with the claims service;"
+                " it did not start and nothing was entered",
+                reason="CLAIMS_UNAVAILABLE",
+            ) from None
 
     async def close(self) -> None:
         await self._peer.close()

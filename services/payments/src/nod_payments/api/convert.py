@@ -36,6 +36,7 @@ def payment_to_pb(record: PaymentRecord) -> pb.Payment:
         confirmed_at=to_proto(record.confirmed_at),
         started_at=to_proto(record.started_at),
         request_id=record.request_id or "",
+        hosted_payment_origins=record.hosted_payment_origins,
     )
 
 

@@ -51,6 +51,7 @@ class PaymentsServicer(payments_pb2_grpc.PaymentsServiceServicer):
                 card_label=request.card_label,
                 order_reference=request.order_reference,
                 repeat_of_payment_id=request.repeat_of_payment_id,
+                hosted_payment_origins=tuple(request.hosted_payment_origins),
             ),
         )
         return pb.CreatePaymentResponse(payment=payment_to_pb(record))

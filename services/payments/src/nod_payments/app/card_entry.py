@@ -1,11 +1,11 @@
-"""The card entry: started once, then submitted or uncertain under the card
-claim it names (checked with the claims service), then the outcome read from
-the page (G3, G4, G8)."""
+"""The card entry: bound to where the card may go, then started once, then
+submitted or uncertain under the card claim it names (checked with the
+claims service), then the outcome read from the page (G3, G4, G8, G13)."""
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from nod_payments.adapters.claims_client import ClaimsClient
-from nod_payments.domain.card_entry import check_card_claim, uncertain_reason
+from nod_payments.domain.card_entry import card_entry_binding, check_card_claim, uncertain_reason
 from nod_payments.domain.payments import (
     PaymentOutcome,
     PaymentRecord,
@@ -37,13 +37,29 @@ class CardEntry:
         return existing(await store.get_payment(conn, owner, payment_id))
 
     async def start(self, owner: str, payment_id: str) -> PaymentRecord:
-        """CONFIRMED -> RUNNING, owned by this instance. The lease is renewed
-        first, so no sweeper can take this instance for dead mid-entry."""
+        """CONFIRMED -> RUNNING, owned by this instance, once the card entry
+        is bound (G13). The lease is renewed first, so no sweeper can take
+        this instance for dead mid-entry.
+
+        The binding comes first, outside any transaction: a start that can't
+        bind (no definite answer from the claims service) leaves the payment
+        CONFIRMED and hands out no operation id, so nothing can proceed as
+        if bound, and a later start binds again (the claims service answers
+        the first binding: the operation id and the payment never change).
+        The other order would leave a RUNNING payment whose card can't be
+        claimed, ended UNCERTAIN by the sweeper though nothing was typed. A
+        binding whose payment is then cancelled binds nothing that can be
+        claimed: its operation id is never handed out."""
         payment_id = validation.uuid_id("payment_id", payment_id)
         await self._lease.renew()
         instance = self._lease.instance_id
+        operation_id = card_operation_id(payment_id)
+        async with self._engine.connect() as conn:
+            payment = await self._current(conn, owner, payment_id)
+        if payment.state != PaymentState.CONFIRMED:
+            return explain_refused_start(payment)
+        await self._claims.bind_card_entry(owner, card_entry_binding(payment, operation_id))
         async with self._engine.begin() as conn:
-            operation_id = card_operation_id(payment_id)
             moved = await transitions.start(conn, owner, payment_id, instance, operation_id)
             if not moved:
                 current = await self._current(conn, owner, payment_id)

@@ -1,5 +1,6 @@
-"""What a report about the card entry may say (plain Python): the claim it
-names must be this payment's card entry, and its reason must be storable."""
+"""The card entry's rules (plain Python): where the card may go, bound with
+the claims service before it can be claimed; the claim a report names must
+be this payment's card entry, and its reason must be storable."""
 
 from dataclasses import dataclass
 from enum import StrEnum
@@ -30,6 +31,31 @@ class CardClaim:
     item_id: str
     # None: a state this service does not know.
     state: ClaimState | None
+
+
+@dataclass(frozen=True)
+class CardEntryBinding:
+    """Where the card of one payment may be entered (G13): the merchant the
+    person said yes to, and the hosted payment pages the yes named. The
+    claims service grants the card claim under card_operation_id only there."""
+
+    operation_id: str
+    item_id: str
+    task_id: str
+    merchant_origin: str
+    hosted_payment_origins: tuple[str, ...]
+
+
+def card_entry_binding(payment: PaymentRecord, operation_id: str) -> CardEntryBinding:
+    """Made from the payment as the person said yes to it, never from the
+    caller: a resend binds the same, and the claims service answers the first."""
+    return CardEntryBinding(
+        operation_id=operation_id,
+        item_id=payment.card_item_id,
+        task_id=payment.task_id,
+        merchant_origin=payment.merchant_origin,
+        hosted_payment_origins=payment.hosted_payment_origins,
+    )
 
 
 def check_card_claim(

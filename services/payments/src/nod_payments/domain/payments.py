@@ -75,6 +75,9 @@ class PaymentRecord:
     started_at: datetime | None
     # The CreatePayment request_id that made it (None: made before request ids).
     request_id: str | None = None
+    # Hosted payment pages elsewhere than the merchant that the yes names
+    # (sorted, each once): the card may be entered there too (G13).
+    hosted_payment_origins: tuple[str, ...] = ()
 
     @property
     def is_final(self) -> bool:

@@ -16,6 +16,7 @@ from nodkit.errors import AlreadyExists, InvalidArgument
 MAX_DESCRIPTION = 500
 MAX_ORDER_REFERENCE = 200
 MAX_CARD_LABEL = 64
+MAX_HOSTED_PAYMENT_ORIGINS = 10
 CURRENCY = re.compile(r"[A-Z]{3}")
 
 
@@ -31,6 +32,7 @@ class PaymentRequest:
     card_label: str
     order_reference: str | None = None
     repeat_of_payment_id: str | None = None
+    hosted_payment_origins: tuple[str, ...] = ()
 
 
 def currency(field: str, value: str) -> str:
@@ -46,10 +48,24 @@ def card_label(value: str) -> str:
     return value
 
 
+def hosted_payment_origins(merchant_origin: str, values: tuple[str, ...]) -> tuple[str, ...]:
+    """Where else the card may be entered, as a set: each a web origin,
+    sorted, once, and never the merchant itself (which is always allowed)."""
+    if len(values) > MAX_HOSTED_PAYMENT_ORIGINS:
+        raise InvalidArgument(
+            "hosted_payment_origins", f"must list at most {MAX_HOSTED_PAYMENT_ORIGINS} origins"
+        )
+    checked = {
+        validation.origin(f"hosted_payment_origins[{n}]", value) for n, value in enumerate(values)
+    }
+    return tuple(sorted(checked - {merchant_origin}))
+
+
 def check_payment_request(request: PaymentRequest) -> PaymentRequest:
     """Normalises a request, or raises InvalidArgument naming the field."""
     if request.amount_minor <= 0:
         raise InvalidArgument("amount_minor", "must be a positive amount in minor units")
+    merchant_origin = validation.origin("merchant_origin", request.merchant_origin)
     description = validation.text("description", request.description, max_length=MAX_DESCRIPTION)
     reference = validation.text(
         "order_reference", request.order_reference or "", max_length=MAX_ORDER_REFERENCE
@@ -59,7 +75,7 @@ def check_payment_request(request: PaymentRequest) -> PaymentRequest:
             "request_id", validation.printable_id("request_id", request.request_id)
         ),
         task_id=validation.printable_id("task_id", request.task_id),
-        merchant_origin=validation.origin("merchant_origin", request.merchant_origin),
+        merchant_origin=merchant_origin,
         amount_minor=request.amount_minor,
         currency=currency("currency", request.currency),
         description=refuse_card_numbers("description", description.strip()),
@@ -68,6 +84,9 @@ def check_payment_request(request: PaymentRequest) -> PaymentRequest:
         order_reference=refuse_card_numbers("order_reference", reference) or None,
         repeat_of_payment_id=validation.optional_uuid_id(
             "repeat_of_payment_id", request.repeat_of_payment_id or ""
+        ),
+        hosted_payment_origins=hosted_payment_origins(
+            merchant_origin, request.hosted_payment_origins
         ),
     )
 
@@ -83,6 +102,7 @@ def _content(request: PaymentRequest | PaymentRecord) -> tuple:
         request.card_label,
         request.order_reference,
         request.repeat_of_payment_id,
+        request.hosted_payment_origins,
     )
 
 

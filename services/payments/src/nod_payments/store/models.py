@@ -1,7 +1,7 @@
 """The payments service's tables, all inside the `payments` schema."""
 
 import sqlalchemy as sa
-from sqlalchemy.dialects.postgresql import UUID
+from sqlalchemy.dialects.postgresql import ARRAY, UUID
 
 from nod_payments import SCHEMA
 from nodkit.history import History, history_table
@@ -37,6 +37,11 @@ payments = sa.Table(
     sa.Column("card_label", sa.Text, nullable=False),
     sa.Column("order_reference", sa.Text, nullable=True),
     sa.Column("repeat_of_payment_id", UUID(as_uuid=False), nullable=True),
+    # Hosted payment pages elsewhere than the merchant that the yes names
+    # (G13): the card is bound to them and the merchant when its entry starts.
+    sa.Column(
+        "hosted_payment_origins", ARRAY(sa.Text), nullable=False, server_default=sa.text("'{}'")
+    ),
     # The caller's id for the request that made it: a resend finds this row.
     # NULL only for payments made before request ids (migration 0002).
     sa.Column("request_id", sa.Text, nullable=True),

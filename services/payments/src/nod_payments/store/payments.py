@@ -50,6 +50,7 @@ def to_record(row: Any) -> PaymentRecord:
         confirmed_at=row.confirmed_at,
         started_at=row.started_at,
         request_id=row.request_id,
+        hosted_payment_origins=tuple(row.hosted_payment_origins or ()),
     )
 
 
@@ -71,7 +72,7 @@ async def insert_payment(
             reference_key=keys.reference,
             state=PaymentState.AWAITING_CONFIRMATION.value,
             expires_at=seconds_from_now(ttl_s),
-            **asdict(request),
+            **(asdict(request) | {"hosted_payment_origins": list(request.hosted_payment_origins)}),
         )
         .on_conflict_do_nothing()
         .returning(payments)

@@ -28,6 +28,7 @@ def payment_of(message: pb.Payment) -> Payment:
         card_item_id=message.card_item_id,
         card_label=message.card_label,
         card_operation_id=message.card_operation_id,
+        hosted_payment_origins=tuple(message.hosted_payment_origins),
     )
 
 
@@ -49,6 +50,7 @@ class PaymentsPeer:
             card_label=payment.card_label,
             order_reference=payment.order_reference,
             request_id=payment.request_id,
+            hosted_payment_origins=payment.hosted_payment_origins,
         )
         return payment_of((await self._peer.call(self._stub.CreatePayment, request, owner)).payment)
 

@@ -27,6 +27,7 @@ def wait_to_pb(wait: Wait | None) -> pb.Wait | None:
         form_kind=FORM_KINDS.proto(wait.form_kind),
         origin=wait.origin,
         step=wait.step or 0,
+        frame_origin=wait.frame_origin,
     )
 
 

@@ -74,6 +74,11 @@ class Payment:
     card_label: str
     # The card entry's operation id, once it started.
     card_operation_id: str = ""
+    hosted_payment_origins: tuple[str, ...] = ()
+
+    def takes_card_on(self, origin: str) -> bool:
+        """Whether the person's yes lets the card be entered on a page of `origin`."""
+        return origin in (self.merchant_origin, *self.hosted_payment_origins)
 
     @property
     def prompt(self) -> str:
@@ -93,6 +98,8 @@ class PaymentRequest:
     card_label: str
     order_reference: str
     request_id: str
+    # Hosted payment pages elsewhere than the merchant (G13), as the model named them.
+    hosted_payment_origins: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -103,6 +110,23 @@ class Proposal:
     parameters: dict
     summary: str
     request_id: str
+
+
+# An entry refused for where its values would go (G13: the top page, the
+# frame holding the fields, the submission, outside the value's binding):
+# nothing was claimed or typed. The step is not run, with the reason in
+# words, and the same call is never made again.
+BINDING_REFUSALS = frozenset(
+    {
+        "PAGE_NOT_BOUND",
+        "FRAME_NOT_BOUND",
+        "SUBMISSION_NOT_BOUND",
+        "CARD_NOT_BOUND",
+        "ENTRY_NOT_BOUND",
+        "FIELDS_ON_SEVERAL_SITES",
+        "SUBMISSION_NOT_WEB",
+    }
+)
 
 
 class EntryKind(StrEnum):

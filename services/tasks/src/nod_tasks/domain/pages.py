@@ -3,11 +3,15 @@ back already masked), and the part of it the model is shown: a compact
 snapshot in which every element is named by the ref it can act on (a ref
 names its frame: "f2.e7"), with only the attributes that say something."""
 
+import re
 from dataclasses import dataclass, fields
 from typing import Any
+from urllib.parse import urlsplit
 
 MAX_TEXT = 3000
 MAX_HEADINGS = 12
+# An element ref as the browser names it: "e7" in the top page, "f2.e7" in frame f2.
+_REF = re.compile(r"(f\d+\.)?e\d+")
 
 
 @dataclass(frozen=True)
@@ -105,6 +109,48 @@ class Page:
 
     def fields_taking(self, *private_kinds: str) -> list[PageField]:
         return [f for f in self.fields if f.private_kind in private_kinds]
+
+
+def origin_of(url: str) -> str:
+    """A web address's origin, spelled as the services keep origins
+    (scheme://host[:port], the default port left out); "" for none."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return ""
+    try:
+        port = parts.port
+    except ValueError:
+        return ""
+    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+    default = {"http": 80, "https": 443}[parts.scheme]
+    return f"{parts.scheme}://{host}" + (f":{port}" if port and port != default else "")
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where on a page a value would be typed (G13): the top page's origin
+    and the origin of the frame holding the field."""
+
+    origin: str
+    frame_origin: str
+
+
+def place_on(page: Page, target: str = "") -> Place | None:
+    """The place of `target` (a field's ref, "f2.e7"; a bare ref or a CSS
+    selector is in the top page) on the page as it was read; None when the
+    page has no origin or names no field with that ref."""
+    origin = origin_of(page.url)
+    if not origin:
+        return None
+    if not target or not _REF.fullmatch(target):
+        return Place(origin, origin)
+    if not any(f.ref == target for f in page.fields):
+        return None
+    frame_id = target.partition(".")[0] if "." in target else "f0"
+    frame = next((f for f in page.frames if f.frame_id == frame_id), None)
+    # A frame of no origin of its own (about:blank) is the page's, as the runner sees it.
+    frame_origin = origin_of(frame.url) if frame is not None else ""
+    return Place(origin, frame_origin or origin)
 
 
 def _shown(item: Any) -> dict[str, Any]:

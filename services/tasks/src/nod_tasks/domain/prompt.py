@@ -24,6 +24,11 @@ Rules you must keep:
   person will check and tell you.
 - A saved login that did not get through is not entered again in this task:
   use the private form instead.
+- A private value goes only where the person chose it: a private form is for
+  the page you read last (name the field it goes into when that is in a
+  frame); a card goes only to the shop the person said yes to (name hosted
+  payment pages elsewhere in request_payment). A value refused for where it
+  would go was not entered: do not try it on that page again.
 - Payments: request_payment (the person says yes), then pay. If pay's result
   says paid: not_yet, the shop shows a review page and nothing is charged
   yet: place the order with confirm_payment, once (never click it yourself).

@@ -112,9 +112,12 @@ class Wait:
     id: str
     prompt: str
     form_kind: FormKind | None = None
+    # A private form: the top page and the frame (of the field) it is for,
+    # from the last page the task read, never from the model's words (G13).
     origin: str = ""
     # The step that waits (None: a form the task opened itself).
     step: int | None = None
+    frame_origin: str = ""
 
 
 @dataclass(frozen=True)

@@ -163,13 +163,18 @@ TOOLS = [
         "ask_private_form",
         "Ask the person to type a one-time code, a password or a card security code (or pick"
         " a saved login) in nod's private form. The task waits; you get the form's id, never"
-        " the value.",
+        " the value. The value is for the page you last read, and only there: name the"
+        " field it goes into (field) when that field is in a frame.",
         {
             "kind": {
                 "type": "string",
                 "enum": ["one_time_code", "password", "login", "security_code"],
             },
             "reason": {"type": "string"},
+            "field": {
+                "type": "string",
+                "description": "the ref (from the last page read) of the field the value goes into",
+            },
         },
         ("kind", "reason"),
         waits=True,
@@ -201,9 +206,12 @@ TOOLS = [
     Tool(
         "request_payment",
         "Ask the person to say yes to a payment with a saved card (by its id). The task waits"
-        " for the yes; then use pay.",
+        " for the yes; then use pay. The card goes only to the merchant's pages (and the card"
+        " fields they embed); a checkout that sends the card to a payment page elsewhere must"
+        " name that page's origin in hosted_payment_origins, for the person to see.",
         {
             "merchant_origin": {"type": "string"},
+            "hosted_payment_origins": {"type": "array", "items": {"type": "string"}},
             "amount_minor": {"type": "integer", "description": "in cents"},
             "currency": {"type": "string", "description": "ISO 4217, e.g. EUR"},
             "description": {"type": "string"},
@@ -297,6 +305,11 @@ def _is_a(value: Any, spec: dict[str, Any]) -> bool:
             return False
         inner = spec.get("additionalProperties")
         return inner is None or all(_is_a(item, inner) for item in value.values())
+    if kind == "array":
+        if not isinstance(value, list):
+            return False
+        inner = spec.get("items")
+        return inner is None or all(_is_a(item, inner) for item in value)
     return True
 
 

@@ -21,6 +21,7 @@ def wait_to_json(wait: Wait | None) -> Json | None:
         "form_kind": wait.form_kind.value if wait.form_kind else None,
         "origin": wait.origin,
         "step": wait.step,
+        "frame_origin": wait.frame_origin,
     }
 
 
@@ -34,6 +35,7 @@ def wait_from_json(data: Json | None) -> Wait | None:
         form_kind=FormKind(data["form_kind"]) if data.get("form_kind") else None,
         origin=data.get("origin", ""),
         step=data.get("step"),
+        frame_origin=data.get("frame_origin", ""),
     )
 
 

@@ -10,7 +10,7 @@ from nod_tasks.app.tools.base import StepContext
 from nod_tasks.app.tools.browsing import LOST_SESSION, NEW_SESSION, session_of
 from nod_tasks.domain import steps
 from nod_tasks.domain.checks import Check
-from nod_tasks.domain.outside import Claim, ClaimState, Entry
+from nod_tasks.domain.outside import BINDING_REFUSALS, Claim, ClaimState, Entry
 from nod_tasks.domain.pages import Page
 from nod_tasks.domain.steps import StepEnd
 from nodkit.client import NodRpcError
@@ -40,6 +40,9 @@ async def enter(ctx: StepContext, entry: Entry) -> EntryMade | StepEnd:
             return steps.failed(
                 f"{NEW_SESSION}: nothing was typed; navigate to the page again", nothing_typed=True
             )
+        if error.reason in BINDING_REFUSALS and not error.may_have_happened:
+            # Not where the person chose the value for: never tried again as it is.
+            return steps.not_run(f"nothing was typed: {error.message}")
         if not error.may_have_happened:
             return steps.failed(f"nothing was typed: {error.message}", nothing_typed=True)
         log.warning("entry.answer_lost", status=error.code.name, reason=error.reason)

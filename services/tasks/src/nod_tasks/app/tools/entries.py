@@ -3,13 +3,13 @@ values go in only through the browser service, under a claim, and never
 reach the model (G1, G6)."""
 
 import uuid
-from urllib.parse import urlsplit
 
 from nod_tasks.app.tools.base import Arguments, Outcome, StepContext, WaitFor
 from nod_tasks.app.tools.entering import EntryMade, enter, record_check
 from nod_tasks.domain import logins, steps
 from nod_tasks.domain.checks import Check, check_code, check_login, check_username_step
 from nod_tasks.domain.outside import Entry, EntryKind
+from nod_tasks.domain.pages import Page, Place, place_on
 from nod_tasks.domain.results import OpenedForm, Submitted, page_of
 from nod_tasks.domain.tasks import FormKind, Wait, WaitKind
 
@@ -21,24 +21,37 @@ FORM_ENTRY_KINDS = {
 }
 
 
-def current_origin(ctx: StepContext) -> str:
-    """The site of the last page the task saw (a private form names it)."""
+def last_page(ctx: StepContext) -> Page | None:
+    """The last page the task read before this step."""
     for step in reversed(ctx.earlier):
         page = page_of(step.result)
         if page is not None and page.url:
-            parts = urlsplit(page.url)
-            return f"{parts.scheme}://{parts.netloc}"
-    return ""
+            return page
+    return None
 
 
-def login_form(origin: str, why: str) -> Wait:
+def form_place(ctx: StepContext, field: str = "") -> Place | None:
+    """Where a private form's value will go (G13): the last page the task
+    read, and the frame of `field` on it. Set here, never from the model's
+    words; the person sees it on the form, and the value is granted only there."""
+    page = last_page(ctx)
+    return place_on(page, field) if page is not None else None
+
+
+def login_form(place: Place | None, why: str) -> Wait:
     return Wait(
         WaitKind.PRIVATE_FORM,
         str(uuid.uuid4()),
         prompt=why,
         form_kind=FormKind.LOGIN,
-        origin=origin,
+        origin=place.origin if place else "",
+        frame_origin=place.frame_origin if place else "",
     )
+
+
+def _secret_field(fields: dict) -> str:
+    """The page field a login's secret went into (the password's, else any)."""
+    return str(fields.get("password") or next(iter(fields.values()), ""))
 
 
 def _entry(ctx: StepContext, kind: EntryKind, item_id: str, args: Arguments) -> Entry:
@@ -65,7 +78,8 @@ async def enter_saved_login(ctx: StepContext, args: Arguments) -> Outcome:
             f"The saved login “{login.label}” did not get through."
             " Pick another or type the password."
         )
-        ctx.then_wait = login_form(login.origin, why)
+        # For the page the saved login was entered on: a typed password goes there only.
+        ctx.then_wait = login_form(form_place(ctx, _secret_field(args["fields"])), why)
         opened = OpenedForm(ctx.then_wait.id, FormKind.LOGIN)
     result = Submitted(check, made.claim.id, made.page, login_id=login_id, opened_form=opened)
     return steps.done(result, claim_id=made.claim.id)
@@ -74,12 +88,20 @@ async def enter_saved_login(ctx: StepContext, args: Arguments) -> Outcome:
 async def ask_private_form(ctx: StepContext, args: Arguments) -> Outcome:
     kind = ASK_KINDS[str(args["kind"])]
     reason = str(args["reason"]).strip()[:500] or "nod needs a private value from you"
+    field = str(args.get("field", ""))
+    place = form_place(ctx, field)
+    if place is None and kind != FormKind.SECURITY_CODE:
+        # A typed value is only ever entered where its form was asked for.
+        if field and last_page(ctx) is not None:
+            return steps.not_run(f"field {field} is not a field of the last page read")
+        return steps.not_run("read the page the value is for first (navigate to it)")
     wait = Wait(
         WaitKind.PRIVATE_FORM,
         str(uuid.uuid4()),
         prompt=reason,
         form_kind=kind,
-        origin=current_origin(ctx),
+        origin=place.origin if place else "",
+        frame_origin=place.frame_origin if place else "",
         step=ctx.step.number,
     )
     return WaitFor(wait)

@@ -10,6 +10,7 @@ import asyncio
 
 from nod_tasks.app.tools.base import Arguments, Outcome, StepContext, WaitFor
 from nod_tasks.app.tools.entering import EntryMade, enter, page_after
+from nod_tasks.app.tools.entries import last_page
 from nod_tasks.domain import steps
 from nod_tasks.domain.checks import (
     PaymentOutcome,
@@ -18,9 +19,9 @@ from nod_tasks.domain.checks import (
     payment_outcome,
 )
 from nod_tasks.domain.outside import Entry, EntryKind, Payment, PaymentRequest
-from nod_tasks.domain.pages import Page
+from nod_tasks.domain.pages import Page, origin_of
 from nod_tasks.domain.results import AwaitsOrder, Paid
-from nod_tasks.domain.steps import StepEnd
+from nod_tasks.domain.steps import StepEnd, StepState
 from nod_tasks.domain.tasks import FormKind, Wait, WaitKind
 from nodkit.client import NodRpcError
 
@@ -47,6 +48,7 @@ async def request_payment(ctx: StepContext, args: Arguments) -> Outcome:
         card_label=card.number,
         order_reference=str(args.get("order_reference", "")),
         request_id=ctx.operation_id,
+        hosted_payment_origins=tuple(str(o) for o in args.get("hosted_payment_origins", [])),
     )
     try:
         payment = await ctx.peers.payments.create(ctx.owner, request)
@@ -79,8 +81,14 @@ async def pay(ctx: StepContext, args: Arguments) -> Outcome:
         payment = await payments.get(ctx.owner, payment_id)
         if payment.task_id != ctx.task.id:
             return steps.not_run("that payment belongs to another task")
+        if refused := elsewhere(ctx, payment):
+            return refused
         operation_id = await payments.start_card_entry(ctx.owner, payment_id)
     except NodRpcError as error:
+        if error.reason == "CLAIMS_UNAVAILABLE" and error.code.name == "UNAVAILABLE":
+            # The payments service answered: the card entry could not be
+            # bound, so it did not start (the payment is still said yes to).
+            return steps.failed(f"the card entry did not start: {error.message}")
         if error.may_have_happened:
             return steps.uncertain(f"the card entry may have started ({error.code.name})")
         return steps.failed(f"the card entry did not start: {error.message}", payment_id=payment_id)
@@ -95,6 +103,20 @@ async def pay(ctx: StepContext, args: Arguments) -> Outcome:
     return await _record(ctx, payment, await enter(ctx, entry))
 
 
+def elsewhere(ctx: StepContext, payment: Payment) -> StepEnd | None:
+    """Not run when the last page read is plainly not where the person said
+    yes to entering the card (G13), before the card entry starts (which is
+    once per payment); the claims service holds the binding either way."""
+    page = last_page(ctx)
+    origin = origin_of(page.url) if page is not None else ""
+    if not origin or payment.takes_card_on(origin):
+        return None
+    return steps.not_run(
+        f"this page belongs to {origin}, not the shop the person said yes to"
+        f" ({payment.merchant_origin}); nothing was typed and the card entry did not start"
+    )
+
+
 async def _record(ctx: StepContext, payment: Payment, made: EntryMade | StepEnd) -> Outcome:
     """The card entry's end, then the outcome read from the page, on the
     payment; or, when the shop shows its review page first, the order it
@@ -107,6 +129,9 @@ async def _record(ctx: StepContext, payment: Payment, made: EntryMade | StepEnd)
         if not isinstance(made, EntryMade):
             # Started, so never back to confirmed: it may have reached the merchant.
             await payments.record_uncertain(ctx.owner, payment_id, made.claim_id, made.reason)
+            if made.state == StepState.NOT_RUN:
+                # Refused for where the card would go: nothing was claimed or typed.
+                return steps.not_run(made.reason, payment_id=payment_id)
             return steps.uncertain(made.reason, claim_id=made.claim_id)
     except NodRpcError as error:
         return steps.uncertain(f"the payment's end was not recorded ({error.code.name})")
