@@ -14,7 +14,7 @@ from nod_claims.domain.claims import EntryKind
 from nod_claims.domain.vault_requests import REQUESTS_TABLE, entry_content
 from nodkit.crypto import Sealer
 from nodtest.canaries import Canary
-from nodtest.claims import put_card
+from nodtest.claims import bind_card, put_card
 from nodtest.leaks import find_leaks
 from nodtest.observed import Observation
 from nodtest.rpc import NodRpcError, expect_error
@@ -85,6 +85,18 @@ async def everything_in_the_claims_schema(db) -> str:
     return "\n".join(texts)
 
 
+async def bound(claims_stub, meta, request: pb.ClaimRequest) -> None:
+    """What payments does when the card entry starts: the card may go to the shop."""
+    await bind_card(
+        claims_stub,
+        meta,
+        operation_id=request.operation_id,
+        item_id=request.item_id,
+        task_id=request.task_id,
+        merchant_origin=PAY_ORIGIN,
+    )
+
+
 async def entry_rows(db, entry_id: str) -> int:
     found = await db.execute(
         "SELECT count(*) FROM claims.private_entries WHERE id = %s", (entry_id,)
@@ -130,6 +142,7 @@ async def test_a_security_code_is_destroyed_by_the_claim_that_grants_it(
     holder = await live_holder(claims_stub, as_person)
     request = claim_request(card, holder, origin=PAY_ORIGIN, task_id=task_id)
     request.companion_entry_id = entry_id
+    await bound(claims_stub, as_person, request)
 
     granted = await claims_stub.Claim(request, metadata=as_person)
 
@@ -162,6 +175,7 @@ async def test_a_security_code_is_destroyed_by_the_claim_that_grants_it(
     # A second payment can't use it again, and is not told it.
     again = claim_request(card, holder, origin=PAY_ORIGIN, task_id=task_id)
     again.companion_entry_id = entry_id
+    await bound(claims_stub, as_person, again)
     seen.error(
         "Claim (used again)",
         await expect_error(
@@ -188,6 +202,7 @@ async def test_a_security_code_no_claim_took_goes_with_its_task(
     request = claim_request(card, f"runner-gone-{uuid.uuid4().hex[:8]}", task_id=task_id)
     request.origin = PAY_ORIGIN
     request.companion_entry_id = entry_id
+    await bound(claims_stub, as_person, request)
     seen.error(
         "Claim (refused)",
         await expect_error(

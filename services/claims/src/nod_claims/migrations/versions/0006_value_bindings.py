@@ -1,7 +1,7 @@
 """where each private value may go (G13)
 
-Revision ID: 0005_value_bindings
-Revises: 0004
+Revision ID: 0006_value_bindings
+Revises: 0005_totp_accounts
 Create Date: 2027-01-12 10:00:00
 
 A saved login gains the other sites the person says it is for; a one-time
