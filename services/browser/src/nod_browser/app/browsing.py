@@ -8,6 +8,7 @@ from nod_browser.adapters.chromium import Chromium
 from nod_browser.adapters.locating import locate_one
 from nod_browser.adapters.page_reader import PRIVATE_FIELD, quiet, read_page, settle
 from nod_browser.adapters.request_guard import send_unsafe_requests_once
+from nod_browser.adapters.value_guard import ValueGuard
 from nod_browser.app.sessions import Session, Sessions
 from nod_browser.settings import BrowserSettings
 from nodkit.errors import FailedPrecondition, InvalidArgument, Unavailable
@@ -20,8 +21,9 @@ async def open_session(
     sessions.check_room()
     context = await chromium.new_context()
     context.set_default_timeout(settings.action_timeout_s * 1000)
-    answers = await send_unsafe_requests_once(context, settings.request_timeout_s)
-    return sessions.add(owner, task_id, context, await context.new_page(), answers)
+    values = ValueGuard()
+    answers = await send_unsafe_requests_once(context, settings.request_timeout_s, values)
+    return sessions.add(owner, task_id, context, await context.new_page(), answers, values)
 
 
 async def navigate(session: Session, url: str, settings: BrowserSettings) -> None:
