@@ -2,13 +2,20 @@
 
 Every target is found on the page before anything is claimed, so a bad
 target costs nothing; fields named by refs are marked private in that same
-look (a mark only makes page reads mask the field). Claim (holder = this
-runner, origin = the page's): not granted (a resend, or a concurrent call
-of the same operation) touches nothing; a resend whose targets are gone is
-answered from the record (FindClaim). Granted: fill, press submit once,
+look (a mark only makes page reads mask the field). Each field must then be
+one its value may go into, shown to a person (field_rules.py), and the
+submission (and each field's form) must send to the top page's origin or
+the fields' frame's: else the entry is refused naming the field and the
+rule, nothing claimed. Claim (holder = this runner, origin = the page's):
+not granted (a resend, or a concurrent call of the same operation) touches
+nothing; a resend whose targets are gone is answered from the record
+(FindClaim). Granted: fill (each field checked again right before it is
+filled), check where the form sends once more, press submit once,
 MarkSubmitted. Whatever stops it before the submit click completed (an
-error, the deadline, Stop, the caller going away) ends in MarkUncertain,
-shielded from cancellation.
+error, the deadline, Stop, the caller going away, a field or form that
+changed, a request carrying the values elsewhere, which the session's value
+guard stops) ends in MarkUncertain, shielded from cancellation; for the
+last three, what was typed is cleared first.
 """
 
 import asyncio
@@ -16,29 +23,57 @@ import contextvars
 import time
 from dataclasses import dataclass
 
+from playwright.async_api import Locator
+
 from nod.claims.v1 import claims_pb2
 from nod_browser.adapters.claims_client import ClaimsClient
+from nod_browser.adapters.field_checks import check_field
 from nod_browser.adapters.filling import (
+    FieldChanged,
     NoMatchingOption,
     Placement,
+    SubmissionMoved,
     check_expiry_selects,
+    clear_fields,
     entry_marks,
     fill_fields,
     interrupted_reason,
     press_submit,
 )
 from nod_browser.adapters.locating import locate_all
+from nod_browser.adapters.submission_target import submission_origin
+from nod_browser.adapters.value_guard import ValuesSentElsewhere
 from nod_browser.app.claim_ends import ClaimEnds
 from nod_browser.app.entry_claims import EntryClaims
 from nod_browser.app.sessions import Session
 from nod_browser.domain.addresses import entry_origin, origin_of
+from nod_browser.domain.destinations import allowed_origins, check_destination
 from nod_browser.domain.entry import EntryKind, EntryRequest, code_valid_from
+from nod_browser.domain.field_rules import SUBMITS_ELSEWHERE, metric_rule, refusal_text
 from nod_browser.settings import BrowserSettings
 from nodkit import faults
 from nodkit.errors import DomainError, FailedPrecondition
 from nodkit.logging import get_logger
+from nodkit.metrics import count_entry_refusal
 
 log = get_logger("nod_browser.private_entry")
+
+
+# An entry stopped for where its values were going, or a field that changed:
+# the fields are cleared before the claim ends.
+STOPPED_BY_THE_PAGE = (FieldChanged, SubmissionMoved, ValuesSentElsewhere)
+
+
+@dataclass(frozen=True)
+class Targets:
+    origin: str  # the one the entry is claimed for
+    top_origin: str  # the page's
+    places: list[Placement]
+    submit: Locator | None
+
+    @property
+    def field_origins(self) -> list[str | None]:
+        return [origin_of(place.frame.url) for place in self.places]
 
 
 @dataclass(frozen=True)
@@ -55,7 +90,8 @@ class PrivateEntries:
 
     async def enter(self, session: Session, request: EntryRequest) -> EntryResult:
         try:
-            origin, places, submit = await self._find_targets(session, request)
+            targets = await self._find_targets(session, request)
+            await self._check_targets(targets)
         except DomainError:
             # The page moved on (or never had them). A resend is answered
             # from the record; anything else is refused as the page stands.
@@ -65,16 +101,38 @@ class PrivateEntries:
             raise
         with self._claims.working_on(session, request.operation_id):
             # Claim answers a resend too: not granted, the claim as it stands.
-            grant = await self._claims.claim(session, request, origin)
+            grant = await self._claims.claim(session, request, targets.origin)
             if not grant.granted:
                 log.info("entry.not_granted", claim_id=grant.claim.id, state=grant.claim.state)
                 return EntryResult(grant.claim, entered=False)
-            return EntryResult(await self._enter_granted(session, grant, places, submit), True)
+            return EntryResult(await self._enter_granted(session, grant, targets), True)
 
-    async def _find_targets(self, session: Session, request: EntryRequest):
+    async def _check_targets(self, targets: Targets) -> None:
+        """Before the claim: each field may take its value, and every form the
+        values could be sent with sends to where they may go."""
+        allowed = allowed_origins(None, targets.top_origin, targets.field_origins)
+        try:
+            for place in targets.places:
+                field = f"fields.{place.name}"
+                state = await check_field(place.name, place.element, place.frame)
+                if state.rule:
+                    raise FailedPrecondition(
+                        refusal_text(field, state.rule), reason=state.rule, field=field
+                    )
+                check_destination(field, state.destination, allowed)
+            if targets.submit is not None:
+                destination = await submission_origin(targets.submit)
+                check_destination("submit", destination, allowed)
+        except FailedPrecondition as refused:
+            count_entry_refusal(metric_rule(refused.reason))
+            log.info("entry.refused", rule=refused.reason, field=refused.metadata.get("field"))
+            raise
+
+    async def _find_targets(self, session: Session, request: EntryRequest) -> Targets:
         origin = origin_of(session.page.url)
         if origin is None:
             raise FailedPrecondition("navigate to the site first", reason="NO_ORIGIN")
+        top_origin = origin
         fields = sorted(request.fields.items())
         marks = entry_marks([name for name, _ in fields])
         targets = {f"fields.{name}": target for name, target in fields}
@@ -111,9 +169,11 @@ class PrivateEntries:
             site_bound=request.kind == EntryKind.SAVED_LOGIN,
         )
         submit = found.get("submit")
-        return origin, places, submit.element if submit is not None else None
+        submitting = submit.element if submit is not None else None
+        return Targets(origin, top_origin, places, submitting)
 
-    async def _enter_granted(self, session, grant, places, submit) -> claims_pb2.Claim:
+    async def _enter_granted(self, session, grant, targets: Targets) -> claims_pb2.Claim:
+        places, submit = targets.places, targets.submit
         claim_id = grant.claim.id
         log.info("entry.granted", claim_id=claim_id, task_id=session.task_id)
         progress = {"stage": "starting the entry"}
@@ -124,66 +184,109 @@ class PrivateEntries:
         recording_submitted: list[asyncio.Task] = []
         this_call = contextvars.copy_context()
 
+        # The values go only where the grant lets them, from the first keystroke
+        # for the session's life; the guard tells this entry of a stop while it runs.
+        held = session.value_guard.watch(
+            allowed_origins(grant, targets.top_origin, targets.field_origins)
+        )
+        filled: list[Locator] = []
+
         async def submit_answered() -> None:
             await faults.point("browser.submit_pressed")
-            if not recording_submitted:
+            if not recording_submitted and not held.stopped.is_set():
                 end = self._claims.finish(session.owner, claim_id, None)
                 loop = asyncio.get_running_loop()
                 recording_submitted.append(loop.create_task(end, context=this_call))
 
-        try:
-            await faults.point("browser.grant_received")
-            # A second sign-in in one TOTP window was given the next step's
-            # code: it is typed once that step begins (at most one step away),
-            # before the entry's own time starts.
-            if (wait_s := code_valid_from(grant.secret_fields) - time.time()) > 0:
-                progress["stage"] = "waiting for the one-time code's time step"
-                await asyncio.sleep(wait_s)
-            deadline = asyncio.get_running_loop().time() + self._settings.entry_timeout_s
-            async with asyncio.timeout_at(deadline):
-                await fill_fields(
+        async def fill_and_press(deadline: float) -> None:
+            await fill_fields(
+                session.page,
+                grant,
+                places,
+                entered=session.entered,
+                held=held,
+                filled=filled,
+                action_timeout_s=self._settings.action_timeout_s,
+                progress=progress,
+            )
+            await faults.point("browser.fields_filled")
+            if submit is not None:
+                progress["stage"] = "checking where the form sends"
+                destination = await submission_origin(submit)
+                if destination not in held.allowed:
+                    raise SubmissionMoved(destination)
+                await press_submit(
                     session.page,
-                    grant,
-                    places,
-                    entered=session.entered,
-                    action_timeout_s=self._settings.action_timeout_s,
+                    submit,
+                    submit_answers=session.submit_answers,
+                    on_submit_answered=submit_answered,
+                    deadline=deadline,
                     progress=progress,
                 )
-                await faults.point("browser.fields_filled")
-                if submit is not None:
-                    await press_submit(
-                        session.page,
-                        submit,
-                        submit_answers=session.submit_answers,
-                        on_submit_answered=submit_answered,
-                        deadline=deadline,
-                        progress=progress,
-                    )
-                    await faults.point("browser.answer_seen")
-        except (Exception, asyncio.CancelledError) as error:  # noqa: BLE001 - every failure ends it
-            reason = interrupted_reason(progress["stage"], error)
+                await faults.point("browser.answer_seen")
+
+        try:
+            try:
+                await faults.point("browser.grant_received")
+                # A second sign-in in one TOTP window was given the next step's
+                # code: it is typed once that step begins (at most one step away),
+                # before the entry's own time starts.
+                if (wait_s := code_valid_from(grant.secret_fields) - time.time()) > 0:
+                    progress["stage"] = "waiting for the one-time code's time step"
+                    await asyncio.sleep(wait_s)
+                deadline = asyncio.get_running_loop().time() + self._settings.entry_timeout_s
+                async with asyncio.timeout_at(deadline):
+                    await held.unless_sent_elsewhere(fill_and_press(deadline))
+                if held.stopped.is_set() and not recording_submitted:
+                    raise ValuesSentElsewhere(held.stopped_to)
+            except (Exception, asyncio.CancelledError) as error:  # noqa: BLE001 - every failure ends it
+                return await self._interrupted(
+                    session, claim_id, error, progress, filled, recording_submitted
+                )
+            finally:
+                grant.secret_fields.clear()
+            log.info("entry.submitted", claim_id=claim_id, pressed=submit is not None)
             if recording_submitted:
-                # The site had the values; what failed came after: still SUBMITTED.
-                log.warning("entry.submitted_then_interrupted", claim_id=claim_id, reason=reason)
-                return await asyncio.shield(recording_submitted[0])
-            log.warning("entry.interrupted", claim_id=claim_id, reason=reason)
-            ended = await asyncio.shield(self._claims.finish(session.owner, claim_id, reason))
-            if isinstance(error, NoMatchingOption):
-                # Refused as the page stands, like a target not found: the
-                # claim records why (nothing was typed), the caller is told which field.
-                raise FailedPrecondition(
-                    f"fields.{error.name}: {reason}",
-                    reason="NO_MATCHING_OPTION",
-                    field=f"fields.{error.name}",
-                    claim_id=ended.id,
-                ) from None
-            return ended
+                ended = await asyncio.shield(recording_submitted[0])
+            else:
+                ended = await asyncio.shield(self._claims.finish(session.owner, claim_id, None))
         finally:
-            grant.secret_fields.clear()
-        log.info("entry.submitted", claim_id=claim_id, pressed=submit is not None)
-        if recording_submitted:
-            ended = await asyncio.shield(recording_submitted[0])
-        else:
-            ended = await asyncio.shield(self._claims.finish(session.owner, claim_id, None))
+            held.stop_watching()
         await faults.point("browser.submitted_recorded")
         return ended
+
+    async def _interrupted(
+        self,
+        session: Session,
+        claim_id: str,
+        error: BaseException,
+        progress: dict[str, str],
+        filled: list[Locator],
+        recording_submitted: list[asyncio.Task],
+    ) -> claims_pb2.Claim:
+        """How an entry stopped before the submit click completed ends it."""
+        reason = interrupted_reason(progress["stage"], error)
+        if recording_submitted:
+            # The site had the values; what failed came after: still SUBMITTED.
+            log.warning("entry.submitted_then_interrupted", claim_id=claim_id, reason=reason)
+            return await asyncio.shield(recording_submitted[0])
+        log.warning("entry.interrupted", claim_id=claim_id, reason=reason)
+        if isinstance(error, STOPPED_BY_THE_PAGE):
+            if not isinstance(error, ValuesSentElsewhere):  # the guard counted its stop
+                count_entry_refusal(metric_rule(_rule_of(error)))
+            await asyncio.shield(clear_fields(filled))
+        ended = await asyncio.shield(self._claims.finish(session.owner, claim_id, reason))
+        if isinstance(error, NoMatchingOption):
+            # Refused as the page stands, like a target not found: the
+            # claim records why (nothing was typed), the caller is told which field.
+            raise FailedPrecondition(
+                f"fields.{error.name}: {reason}",
+                reason="NO_MATCHING_OPTION",
+                field=f"fields.{error.name}",
+                claim_id=ended.id,
+            ) from None
+        return ended
+
+
+def _rule_of(error: BaseException) -> str:
+    return error.rule if isinstance(error, FieldChanged) else SUBMITS_ELSEWHERE
