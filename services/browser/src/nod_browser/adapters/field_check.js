@@ -85,7 +85,9 @@
     if (!el.checkVisibility()) return [R.rules.notShown];
     if (getComputedStyle(el).visibility !== "visible") return [R.rules.invisible];
     const box = el.getBoundingClientRect();
-    if (box.width < V.min_size_px || box.height < V.min_size_px) return [R.rules.zeroSize];
+    // A frame too small to see shows nothing of what it holds.
+    const seen = Math.min(box.width, box.height, innerWidth, innerHeight);
+    if (seen < V.min_size_px) return [R.rules.zeroSize];
     let [x, y] = at(el);
     if (offPage(x, y)) return [R.rules.offScreen];
     if (!inViewport(x, y)) {

@@ -112,6 +112,7 @@ class PrivateEntries:
         values could be sent with sends to where they may go."""
         allowed = allowed_origins(None, targets.top_origin, targets.field_origins)
         try:
+            destinations = []
             for place in targets.places:
                 field = f"fields.{place.name}"
                 state = await check_field(place.name, place.element, place.frame)
@@ -119,10 +120,12 @@ class PrivateEntries:
                     raise FailedPrecondition(
                         refusal_text(field, state.rule), reason=state.rule, field=field
                     )
-                check_destination(field, state.destination, allowed)
+                destinations.append((field, state.destination))
+            # The submit's form first; then the fields' own, should a script send them.
             if targets.submit is not None:
-                destination = await submission_origin(targets.submit)
-                check_destination("submit", destination, allowed)
+                destinations.insert(0, ("submit", await submission_origin(targets.submit)))
+            for field, destination in destinations:
+                check_destination(field, destination, allowed)
         except FailedPrecondition as refused:
             count_entry_refusal(metric_rule(refused.reason))
             log.info("entry.refused", rule=refused.reason, field=refused.metadata.get("field"))
