@@ -6,8 +6,8 @@ and counts only, never what it was)."""
 
 import contextlib
 from collections.abc import AsyncIterator
-from urllib.parse import unquote_plus
 from dataclasses import dataclass, field
+from urllib.parse import unquote_plus
 
 from aiohttp import WSMsgType, web
 
