@@ -7,7 +7,7 @@ drawn boxes, a field below the fold, in a shadow root or a card frame)."""
 import pytest
 from aiohttp import web
 
-from nod_browser.adapters.field_checks import check_field
+from nod_browser.adapters.field_checks import FieldChecks, FieldState, Look
 from nod_browser.domain.field_rules import (
     FIELD_COVERED,
     FIELD_DISABLED,
@@ -398,6 +398,15 @@ async def case_page(browser_chromium):
     await context.close()
 
 
+async def look(name: str, selector: str, frame) -> FieldState:
+    """A field checked right before it is filled."""
+    checks = FieldChecks()
+    try:
+        return await checks.field(name, selector, frame)
+    finally:
+        await checks.close()
+
+
 async def open_case(page, hosts, name: str) -> None:
     await page.goto(f"{hosts[SITE_HOST]}/case?name={name}", wait_until="load")
 
@@ -408,7 +417,7 @@ async def test_a_field_takes_a_value_only_as_its_rules_say(case_sites, case_page
     await open_case(case_page, case_sites, name)
     selector = ".digit" if name == "code boxes" else "#f"
 
-    state = await check_field(value_field, case_page.locator(selector), case_page.main_frame)
+    state = await look(value_field, selector, case_page.main_frame)
 
     assert state.rule == expected
     if expected == OK:
@@ -417,22 +426,35 @@ async def test_a_field_takes_a_value_only_as_its_rules_say(case_sites, case_page
 
 @pytest.mark.parametrize("name", list(FRAMED))
 async def test_a_framed_field_is_seen_through_its_frame(case_sites, case_page, name):
+    """Both ways: all of a frame's targets in one look (before the claim),
+    and one field (right before it is filled)."""
     _, host, expected = FRAMED[name]
     await open_case(case_page, case_sites, name)
     (frame,) = [f for f in case_page.frames if f.url.endswith("/frame")]
+    checks = FieldChecks()
+    try:
+        field = frame.locator("#f")
+        before = await checks.before_claim(
+            [
+                Look("#f", field, frame, "password"),
+                Look("label", frame.locator("label"), frame, None),
+            ]
+        )
+        then = await checks.field("password", "#f", frame)
+    finally:
+        await checks.close()
 
-    state = await check_field("password", frame.locator("#f"), frame)
-
-    assert state.rule == expected
+    assert [state.rule for state in before] == [expected, OK]
+    assert then.rule == expected
     if expected == OK:
-        assert state.destination == case_sites[host]  # the frame's own origin
+        assert before[0] == then == FieldState(OK, case_sites[host])  # the frame's own origin
 
 
 async def test_a_code_box_that_is_not_shown_refuses_the_code(case_sites, case_page):
     await open_case(case_page, case_sites, "code boxes")
     await case_page.locator(".digit").last.evaluate("(el) => { el.style.display = 'none'; }")
 
-    state = await check_field("code", case_page.locator(".digit"), case_page.main_frame)
+    state = await look("code", ".digit", case_page.main_frame)
 
     assert state.rule == FIELD_NOT_SHOWN
 
@@ -440,6 +462,6 @@ async def test_a_code_box_that_is_not_shown_refuses_the_code(case_sites, case_pa
 async def test_a_field_gone_from_the_page_is_said_to_be_gone(case_sites, case_page):
     await open_case(case_page, case_sites, "password")
 
-    state = await check_field("password", case_page.locator("#nothing"), case_page.main_frame)
+    state = await look("password", "#nothing", case_page.main_frame)
 
     assert state.rule == FIELD_GONE

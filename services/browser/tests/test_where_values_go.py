@@ -291,15 +291,15 @@ async def test_the_password_stays_guarded_for_the_sessions_life(
     reply = await browser_stub.EnterPrivate(login_request(session_id, item.id), metadata=as_person)
     assert reply.claim.state == SUBMITTED
 
+    fine = await browser_stub.Navigate(
+        pb.NavigateRequest(session_id=session_id, url=f"{elsewhere.url}/later?p=other"),
+        metadata=as_person,
+    )
     leak = f"{elsewhere.url}/later?p={CANARY_PASSWORD.replace('!', '%21')}"
     error = await refused(
         browser_stub.Navigate(
             pb.NavigateRequest(session_id=session_id, url=leak), metadata=as_person
         )
-    )
-    fine = await browser_stub.Navigate(
-        pb.NavigateRequest(session_id=session_id, url=f"{elsewhere.url}/later?p=other"),
-        metadata=as_person,
     )
 
     assert (error.code, error.reason) == (grpc.StatusCode.FAILED_PRECONDITION, "NAVIGATION_FAILED")

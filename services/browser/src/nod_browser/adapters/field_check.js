@@ -3,13 +3,16 @@
 // field an element looks like is private_field.js's answer, asked with
 // one kind's rules at a time.
 //
-// Two uses, one answer ({rule: "" or the rule broken, x, y, destination}):
-// - [want, null] on a field's elements (a code over boxes: its first box, or
+// Three uses, on [want, inner]:
+// - inner null, on a field's elements (a code over boxes: its first box, or
 //   every box): the kind rules for the value field `want`, then the
-//   visibility rules; x, y: the field's centre in this frame's viewport,
-//   destination: the origin its form sends to.
-// - [want, [x, y]] on an <iframe> holding such a field, (x, y) inside it:
-//   the visibility rules for the frame itself, the hit test at that point.
+//   visibility rules: {rule: "" or the rule broken, x, y, destination}; x,
+//   y: the field's centre in this frame's viewport, destination: the
+//   origin its form sends to.
+// - want null: only that destination (of a submit button, say).
+// - inner [[x, y], ...], on an <iframe> holding such fields at those points:
+//   the visibility rules for the frame itself, hit-tested at each point:
+//   [{rule, x, y}, ...], the points in this frame's viewport.
 (elements, [want, inner]) => {
   const R = __FIELD_RULES__;
   const V = R.visibility;
@@ -102,24 +105,26 @@
   };
 
   const list = Array.isArray(elements) ? elements : [elements];
-  if (list.length === 0) return { rule: R.rules.gone };
-
   if (inner) {
     // The frame's content box starts past its border and padding, at its scale.
     const frame = list[0];
-    const at = (el) => {
-      const r = el.getBoundingClientRect();
-      const style = getComputedStyle(el);
-      const scale = el.offsetWidth ? r.width / el.offsetWidth : 1;
-      const left = el.clientLeft + parseFloat(style.paddingLeft);
-      const top = el.clientTop + parseFloat(style.paddingTop);
-      return [r.left + (left + inner[0]) * scale, r.top + (top + inner[1]) * scale];
-    };
-    const [rule, x, y] = shownRule(frame, at, (hit) => hit === frame);
-    if (rule) return { rule };
-    if (opacityOf(frame) < V.min_opacity) return { rule: R.rules.transparent };
-    return { rule: "", x, y };
+    return inner.map(([innerX, innerY]) => {
+      const at = (el) => {
+        const r = el.getBoundingClientRect();
+        const style = getComputedStyle(el);
+        const scale = el.offsetWidth ? r.width / el.offsetWidth : 1;
+        const left = el.clientLeft + parseFloat(style.paddingLeft);
+        const top = el.clientTop + parseFloat(style.paddingTop);
+        return [r.left + (left + innerX) * scale, r.top + (top + innerY) * scale];
+      };
+      const [rule, x, y] = shownRule(frame, at, (hit) => hit === frame);
+      if (rule) return { rule };
+      if (opacityOf(frame) < V.min_opacity) return { rule: R.rules.transparent };
+      return { rule: "", x, y };
+    });
   }
+  if (list.length === 0) return { rule: R.rules.gone };
+  if (!want) return { rule: "", destination: destinationOf(list[0]) };
 
   // A code over boxes: the whole group its first box heads.
   const fields = [];

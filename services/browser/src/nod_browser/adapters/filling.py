@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from playwright.async_api import Error, Frame, Locator, Page
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-from nod_browser.adapters.field_checks import check_field
+from nod_browser.adapters.field_checks import FieldChecks
 from nod_browser.adapters.locating import ADD_MARK
 from nod_browser.adapters.request_guard import SubmitAnswers
 from nod_browser.adapters.value_guard import Held, ValuesSentElsewhere
@@ -123,12 +123,17 @@ async def mark_private(page: Page, places: list[Placement]) -> list[Locator]:
     unmarked = [place for place in places if not is_ref(place.target)]
     if unmarked:
         wanted = [[dom_selector(place.target), place.mark] for place in unmarked]
-        marked = await page.evaluate(MARK_ALL, wanted)
-        for place, done in zip(unmarked, marked, strict=True):
+        found = await page.evaluate(MARK_ALL, wanted)
+        for place, done in zip(unmarked, found, strict=True):
             if not done:
                 # A CSS target only Playwright's engine finds (e.g. in a shadow root).
                 await place.element.evaluate(ADD_MARK, place.mark)
-    return [place.frame.locator(f'[{ENTERED_ATTRIBUTE}~="{place.mark}"]') for place in places]
+    return [place.frame.locator(marked(place)) for place in places]
+
+
+def marked(place: Placement) -> str:
+    """The selector of the element(s) carrying the place's private mark."""
+    return f'[{ENTERED_ATTRIBUTE}~="{place.mark}"]'
 
 
 async def fill_fields(
@@ -137,6 +142,7 @@ async def fill_fields(
     places: list[Placement],
     *,
     entered: EnteredValues,
+    checks: FieldChecks,
     held: Held,
     filled: list[Locator],
     action_timeout_s: float,
@@ -165,7 +171,7 @@ async def fill_fields(
         filling = zip(places, fields, values, split, choices, strict=True)
         for place, field, value, characters, choice in filling:
             progress["stage"] = f"checking {place.name}"
-            state = await check_field(place.name, field, place.frame)
+            state = await checks.field(place.name, marked(place), place.frame)
             if state.rule:
                 raise FieldChanged(place.name, state.rule)
             progress["stage"] = f"filling {place.name}"

@@ -21,13 +21,13 @@ last three, what was typed is cleared first.
 import asyncio
 import contextvars
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from playwright.async_api import Locator
+from playwright.async_api import Frame, Locator
 
 from nod.claims.v1 import claims_pb2
 from nod_browser.adapters.claims_client import ClaimsClient
-from nod_browser.adapters.field_checks import check_field
+from nod_browser.adapters.field_checks import FieldChecks, FieldState, Look
 from nod_browser.adapters.filling import (
     FieldChanged,
     NoMatchingOption,
@@ -50,6 +50,7 @@ from nod_browser.domain.addresses import entry_origin, origin_of
 from nod_browser.domain.destinations import allowed_origins, check_destination
 from nod_browser.domain.entry import EntryKind, EntryRequest, code_valid_from
 from nod_browser.domain.field_rules import SUBMITS_ELSEWHERE, metric_rule, refusal_text
+from nod_browser.domain.targets import dom_selector, parse_ref, selector_for
 from nod_browser.settings import BrowserSettings
 from nodkit import faults
 from nodkit.errors import DomainError, FailedPrecondition
@@ -70,6 +71,11 @@ class Targets:
     top_origin: str  # the page's
     places: list[Placement]
     submit: Locator | None
+    # The submit's target as the caller gave it, and its frame.
+    submit_target: str = ""
+    submit_frame: Frame | None = None
+    # What the page said of each field and then the submit (field_checks.py).
+    states: list[FieldState] = field(default_factory=list)
 
     @property
     def field_origins(self) -> list[str | None]:
@@ -89,9 +95,18 @@ class PrivateEntries:
         self._settings = settings
 
     async def enter(self, session: Session, request: EntryRequest) -> EntryResult:
+        checks = FieldChecks()
         try:
-            targets = await self._find_targets(session, request)
-            await self._check_targets(targets)
+            return await self._enter(session, request, checks)
+        finally:
+            await asyncio.shield(checks.close())
+
+    async def _enter(
+        self, session: Session, request: EntryRequest, checks: FieldChecks
+    ) -> EntryResult:
+        try:
+            targets = await self._find_targets(session, request, checks)
+            self._check_targets(targets)
         except DomainError:
             # The page moved on (or never had them). A resend is answered
             # from the record; anything else is refused as the page stands.
@@ -105,33 +120,45 @@ class PrivateEntries:
             if not grant.granted:
                 log.info("entry.not_granted", claim_id=grant.claim.id, state=grant.claim.state)
                 return EntryResult(grant.claim, entered=False)
-            return EntryResult(await self._enter_granted(session, grant, targets), True)
+            return EntryResult(await self._enter_granted(session, grant, targets, checks), True)
 
-    async def _check_targets(self, targets: Targets) -> None:
+    def _check_targets(self, targets: Targets) -> None:
         """Before the claim: each field may take its value, and every form the
         values could be sent with sends to where they may go."""
         allowed = allowed_origins(None, targets.top_origin, targets.field_origins)
+        states = targets.states
+        if len(states) < len(targets.places):  # never looked at: refused, as the page stands
+            raise FailedPrecondition("the page is still loading; read it again", reason="PAGE_BUSY")
         try:
             destinations = []
-            for place in targets.places:
-                field = f"fields.{place.name}"
-                state = await check_field(place.name, place.element, place.frame)
+            for place, state in zip(targets.places, states, strict=False):
+                name = f"fields.{place.name}"
                 if state.rule:
                     raise FailedPrecondition(
-                        refusal_text(field, state.rule), reason=state.rule, field=field
+                        refusal_text(name, state.rule), reason=state.rule, field=name
                     )
-                destinations.append((field, state.destination))
+                destinations.append((name, state.destination))
             # The submit's form first; then the fields' own, should a script send them.
-            if targets.submit is not None:
-                destinations.insert(0, ("submit", await submission_origin(targets.submit)))
-            for field, destination in destinations:
-                check_destination(field, destination, allowed)
+            if len(states) > len(targets.places):
+                if states[-1].rule:
+                    raise FailedPrecondition(
+                        "submit: the element is no longer on the page; read the page again",
+                        reason="TARGET_NOT_FOUND",
+                        field="submit",
+                    )
+                destinations.insert(0, ("submit", states[-1].destination))
+            for name, destination in destinations:
+                check_destination(name, destination, allowed)
         except FailedPrecondition as refused:
             count_entry_refusal(metric_rule(refused.reason))
             log.info("entry.refused", rule=refused.reason, field=refused.metadata.get("field"))
             raise
 
-    async def _find_targets(self, session: Session, request: EntryRequest) -> Targets:
+    async def _find_targets(
+        self, session: Session, request: EntryRequest, checks: FieldChecks
+    ) -> Targets:
+        """Every target, found on the page as the only element it names, and
+        what the field checks say of it: one look at the page each, side by side."""
         origin = origin_of(session.page.url)
         if origin is None:
             raise FailedPrecondition("navigate to the site first", reason="NO_ORIGIN")
@@ -141,18 +168,27 @@ class PrivateEntries:
         targets = {f"fields.{name}": target for name, target in fields}
         if request.submit:
             targets["submit"] = request.submit
+        looks = _looks(session, fields, request.submit)
         try:
             async with asyncio.timeout(self._settings.action_timeout_s):
-                found = await locate_all(
-                    session.page,
-                    session.frames,
-                    targets,
-                    {f"fields.{name}": marks[name] for name, _ in fields},
+                found, states = await asyncio.gather(
+                    locate_all(
+                        session.page,
+                        session.frames,
+                        targets,
+                        {f"fields.{name}": marks[name] for name, _ in fields},
+                    ),
+                    checks.before_claim(looks) if looks else _no_states(),
+                    return_exceptions=True,
                 )
         except TimeoutError:
             raise FailedPrecondition(
                 "the page is still loading; read it again", reason="PAGE_BUSY"
             ) from None
+        if isinstance(found, BaseException):
+            raise found
+        if isinstance(states, BaseException):
+            raise states
         places = []
         for name, target in fields:
             at = found[f"fields.{name}"]
@@ -172,10 +208,21 @@ class PrivateEntries:
             site_bound=request.kind == EntryKind.SAVED_LOGIN,
         )
         submit = found.get("submit")
-        submitting = submit.element if submit is not None else None
-        return Targets(origin, top_origin, places, submitting)
+        if submit is None:
+            return Targets(origin, top_origin, places, None, states=states)
+        return Targets(
+            origin,
+            top_origin,
+            places,
+            submit.element,
+            request.submit or "",
+            submit.frame,
+            states,
+        )
 
-    async def _enter_granted(self, session, grant, targets: Targets) -> claims_pb2.Claim:
+    async def _enter_granted(
+        self, session, grant, targets: Targets, checks: FieldChecks
+    ) -> claims_pb2.Claim:
         places, submit = targets.places, targets.submit
         claim_id = grant.claim.id
         log.info("entry.granted", claim_id=claim_id, task_id=session.task_id)
@@ -207,6 +254,7 @@ class PrivateEntries:
                 grant,
                 places,
                 entered=session.entered,
+                checks=checks,
                 held=held,
                 filled=filled,
                 action_timeout_s=self._settings.action_timeout_s,
@@ -215,7 +263,10 @@ class PrivateEntries:
             await faults.point("browser.fields_filled")
             if submit is not None:
                 progress["stage"] = "checking where the form sends"
-                destination = await submission_origin(submit)
+                assert targets.submit_frame is not None
+                destination = await submission_origin(
+                    targets.submit_frame, dom_selector(targets.submit_target)
+                )
                 if destination not in held.allowed:
                     raise SubmissionMoved(destination)
                 await press_submit(
@@ -289,6 +340,28 @@ class PrivateEntries:
                 claim_id=ended.id,
             ) from None
         return ended
+
+
+def _looks(session: Session, fields: list[tuple[str, str]], submit: str | None) -> list[Look]:
+    """What to ask the field checks of, before the targets are found: none
+    when a ref names a frame that is gone (finding them refuses that)."""
+    looks = []
+    for name, target in [*fields, *([("", submit)] if submit else [])]:
+        ref = parse_ref(target)
+        frame = (
+            session.page.main_frame
+            if ref is None
+            else session.frames.frame_of(session.page, ref.frame_id)
+        )
+        if frame is None:
+            return []
+        element = frame.locator(selector_for(target))
+        looks.append(Look(dom_selector(target), element, frame, name or None))
+    return looks
+
+
+async def _no_states() -> list[FieldState]:
+    return []
 
 
 def _rule_of(error: BaseException) -> str:
