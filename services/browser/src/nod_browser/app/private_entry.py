@@ -23,7 +23,7 @@ import contextvars
 import time
 from dataclasses import dataclass, field
 
-from playwright.async_api import Frame, Locator
+from playwright.async_api import Locator
 
 from nod.claims.v1 import claims_pb2
 from nod_browser.adapters.claims_client import ClaimsClient
@@ -70,16 +70,12 @@ class Targets:
     origin: str  # the one the entry is claimed for
     top_origin: str  # the page's
     places: list[Placement]
-    submit: Locator | None
-    # The submit's target as the caller gave it, and its frame.
-    submit_target: str = ""
-    submit_frame: Frame | None = None
+    submit: Look | None
     # What the page said of each field and then the submit (field_checks.py).
     states: list[FieldState] = field(default_factory=list)
-
-    @property
-    def field_origins(self) -> list[str | None]:
-        return [origin_of(place.frame.url) for place in self.places]
+    # The origins of the fields' frames when they were found (a frame that
+    # navigates afterwards takes no value along).
+    field_origins: list[str | None] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -202,23 +198,15 @@ class PrivateEntries:
                 field=f"fields.{wrong.name}",
             ) from None
         # A saved login goes only to its site: the frame holding its fields.
+        field_origins = [origin_of(place.frame.url) for place in places]
         origin = entry_origin(
-            origin,
-            [origin_of(place.frame.url) for place in places],
-            site_bound=request.kind == EntryKind.SAVED_LOGIN,
+            origin, field_origins, site_bound=request.kind == EntryKind.SAVED_LOGIN
         )
         submit = found.get("submit")
-        if submit is None:
-            return Targets(origin, top_origin, places, None, states=states)
-        return Targets(
-            origin,
-            top_origin,
-            places,
-            submit.element,
-            request.submit or "",
-            submit.frame,
-            states,
-        )
+        if submit is not None and request.submit:
+            pressed = Look(dom_selector(request.submit), submit.element, submit.frame, None)
+            return Targets(origin, top_origin, places, pressed, states, field_origins)
+        return Targets(origin, top_origin, places, None, states, field_origins)
 
     async def _enter_granted(
         self, session, grant, targets: Targets, checks: FieldChecks
@@ -263,15 +251,12 @@ class PrivateEntries:
             await faults.point("browser.fields_filled")
             if submit is not None:
                 progress["stage"] = "checking where the form sends"
-                assert targets.submit_frame is not None
-                destination = await submission_origin(
-                    targets.submit_frame, dom_selector(targets.submit_target)
-                )
+                destination = await submission_origin(submit.frame, submit.selector)
                 if destination not in held.allowed:
                     raise SubmissionMoved(destination)
                 await press_submit(
                     session.page,
-                    submit,
+                    submit.element,
                     submit_answers=session.submit_answers,
                     on_submit_answered=submit_answered,
                     deadline=deadline,
