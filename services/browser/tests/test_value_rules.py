@@ -1,12 +1,15 @@
 """Where a private value may go, alone (no browser): the fields each value
 field takes, the words of a refusal, the origins an entry's values may
-reach, and every form a request can carry a value in."""
+reach, every form a request can carry a value in, and an entry's typing
+stopped by a request its values were stopped in."""
 
+import asyncio
 import json
 from urllib.parse import quote, quote_plus, urlencode
 
 import pytest
 
+from nod_browser.adapters.value_guard import ValueGuard, ValuesSentElsewhere
 from nod_browser.domain.destinations import allowed_origins, check_destination
 from nod_browser.domain.entry import VALUE_FIELDS
 from nod_browser.domain.field_rules import (
@@ -112,3 +115,46 @@ def test_nothing_else_is_found():
     assert not finder.found_in("pw <&> q y z")
     assert not ValueFinder([]).found_in(PASSWORD) and ValueFinder([]).empty
     assert PASSWORD not in repr(finder)
+
+
+# --- an entry told of a request its values were stopped in -----------------
+
+
+async def test_a_stop_while_the_entry_types_stops_the_typing():
+    held = ValueGuard().watch(frozenset({"https://shop.test"}))
+    typed: list[str] = []
+
+    async def typing() -> None:
+        typed.append("first field")
+        await asyncio.sleep(10)
+        typed.append("second field")
+
+    async def stop_soon() -> None:
+        await asyncio.sleep(0.05)
+        held.stopped_to = "https://evil.test"
+        held.stopped.set()
+
+    stopping = asyncio.ensure_future(stop_soon())
+    with pytest.raises(ValuesSentElsewhere) as stopped:
+        await asyncio.wait_for(held.unless_sent_elsewhere(typing()), 5)
+    await stopping
+
+    assert typed == ["first field"]
+    assert stopped.value.destination == "https://evil.test"
+
+
+async def test_the_entrys_own_end_stops_its_typing_too():
+    held = ValueGuard().watch(frozenset({"https://shop.test"}))
+    finished: list[str] = []
+
+    async def typing() -> None:
+        try:
+            await asyncio.sleep(10)
+        finally:
+            finished.append("typing")
+
+    with pytest.raises(TimeoutError):
+        await asyncio.wait_for(held.unless_sent_elsewhere(typing()), 0.05)
+
+    assert finished == ["typing"]  # cancelled with it, not left running
+    await held.unless_sent_elsewhere(asyncio.sleep(0))  # no stop: work that ends, ends it
