@@ -117,6 +117,11 @@ PAGES = {
     "moves the form": script(
         "password.addEventListener('input', () => { form.action = 'ELSEWHERE/collect'; });"
     ),
+    # A form busy for a moment while the site checks what was typed.
+    "busy a moment": script(
+        "password.addEventListener('input', () => { username.disabled = true;"
+        " setTimeout(() => { username.disabled = false; }, 300); });"
+    ),
     # The site's own script sending it to the site: trusted as the site is.
     "own fetch": script(
         "password.addEventListener('input', () => fetch('/collect', {method: 'POST',"
@@ -335,6 +340,18 @@ async def test_a_page_that_changes_after_the_claim_ends_it_uncertain_and_cleared
     assert reply.claim.reason == reason.format(elsewhere=elsewhere.url)
     await nothing_typed(browser_stub, as_person, session_id)  # the password was cleared
     assert (site.logins, elsewhere.received) == ([], 0)
+
+
+async def test_a_field_busy_for_a_moment_is_waited_for(browser_stub, vault_stub, as_person, sites):
+    site, _ = sites
+    item, session_id, _ = await open_page(
+        browser_stub, vault_stub, as_person, site, "busy a moment"
+    )
+
+    reply = await browser_stub.EnterPrivate(login_request(session_id, item.id), metadata=as_person)
+
+    assert reply.claim.state == SUBMITTED, reply.claim.reason
+    assert site.logins == [hashlib.sha256(CANARY_PASSWORD.encode()).hexdigest()]
 
 
 async def test_the_sites_own_script_may_send_it_to_the_site(

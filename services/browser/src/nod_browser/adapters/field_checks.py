@@ -22,7 +22,7 @@ from playwright.async_api import ElementHandle, Error, Frame, Locator
 
 from nod_browser.adapters.submission_target import DESTINATION
 from nod_browser.domain.addresses import origin_of
-from nod_browser.domain.field_rules import FIELD_GONE, KINDS, rules_for_the_page
+from nod_browser.domain.field_rules import FIELD_DISABLED, FIELD_GONE, KINDS, rules_for_the_page
 
 HERE = pathlib.Path(__file__).parent
 # private_field.js, taking its rules as an argument (one kind's at a time).
@@ -36,40 +36,51 @@ CHECK = (
     .replace("__DESTINATION__", DESTINATION)
     .replace("__FIELD_RULES__", json.dumps(rules_for_the_page()))
 )
-# [[selector, want, every], ...] -> CHECK's answer for the elements each
-# selector names in the document or its open shadow roots: every one of them
-# (a field's mark, on each of a code's boxes), or the one it must name
-# (null where it names none or several: a selector only Playwright's engine
-# takes is asked on its own).
+# The elements a selector names in the document, else in its open shadow
+# roots (one target's are all in one root: a field's mark, on each of a
+# code's boxes, or the one element a target names).
+FIND = """(selector) => {
+  let found = Array.from(document.querySelectorAll(selector));
+  if (found.length) return found;
+  const roots = [document];
+  for (let i = 0; i < roots.length; i++) {
+    for (const el of roots[i].querySelectorAll("*")) if (el.shadowRoot) roots.push(el.shadowRoot);
+  }
+  return roots.slice(1).flatMap((root) => Array.from(root.querySelectorAll(selector)));
+}"""
+# Focuses a field to type into, its text selected (as Playwright's fill does
+# it), and says whether it took the focus: "" or the rule it breaks.
+FOCUS = f"""(el) => {{
+  if (el.select) el.select();
+  el.focus();
+  return el.getRootNode().activeElement === el ? "" : {json.dumps(FIELD_DISABLED)};
+}}"""
+# [[selector, want, every, focus], ...] -> CHECK's answer for the elements each
+# selector names: every one (a field's mark, on each of a code's boxes), or
+# the one it must name (null where it names none or several: a selector
+# only Playwright's engine takes is asked on its own); `focus`: the first
+# of them focused for typing, once it passed.
 CHECK_ALL = f"""(items) => {{
   const check = {CHECK};
-  let roots = null;  // the document's open shadow roots, looked through only when needed
-  const shadowRoots = () => {{
-    if (roots === null) {{
-      roots = [document];
-      for (let i = 0; i < roots.length; i++) {{
-        for (const el of roots[i].querySelectorAll("*")) {{
-          if (el.shadowRoot) roots.push(el.shadowRoot);
-        }}
-      }}
-      roots.shift();
-    }}
-    return roots;
-  }};
-  return items.map(([selector, want, every]) => {{
+  const find = {FIND};
+  const focus = {FOCUS};
+  return items.map(([selector, want, every, focusing]) => {{
     let found;
     try {{
-      // Found in the document, it is all there is: every target names one
-      // element (a mark, one field's or one code's boxes) in one root.
-      found = Array.from(document.querySelectorAll(selector));
-      if (!found.length) {{
-        found = shadowRoots().flatMap((root) => Array.from(root.querySelectorAll(selector)));
-      }}
+      found = find(selector);
     }} catch (error) {{
       return null;
     }}
-    return every || found.length === 1 ? check(found, [want, null]) : null;
+    if (!every && found.length !== 1) return null;
+    const answer = check(found, [want, null]);
+    if (focusing && answer.rule === "") answer.rule = focus(found[0]);
+    return answer;
   }});
+}}"""
+# [selector, n] -> the n-th element it names focused for typing: "" or the rule broken.
+FOCUS_NTH = f"""([selector, n]) => {{
+  const found = ({FIND})(selector);
+  return n < found.length ? ({FOCUS})(found[n]) : {json.dumps(FIELD_GONE)};
 }}"""
 
 
@@ -104,7 +115,7 @@ class FieldChecks:
         found: list[dict] = [{}] * len(looks)
         try:
             for frame, numbers in by_frame.items():
-                asked = [[looks[n].selector, looks[n].want, False] for n in numbers]
+                asked = [[looks[n].selector, looks[n].want, False, False] for n in numbers]
                 for n, answer in zip(numbers, await frame.evaluate(CHECK_ALL, asked), strict=True):
                     found[n] = answer or await _evaluate(looks[n].element, looks[n].want)
                 shown = [n for n in numbers if _shown_through_frames(looks[n].want, found[n])]
@@ -116,15 +127,20 @@ class FieldChecks:
             return [FieldState(FIELD_GONE)] * len(looks)
         return [_state(answer) for answer in found]
 
-    async def field(self, name: str, selector: str, frame: Frame) -> FieldState:
+    async def field(
+        self, name: str, selector: str, frame: Frame, *, focus: bool = False
+    ) -> FieldState:
         """Whether the elements `selector` names in `frame` (a field's mark: one
-        field, or a code's boxes) may take the value field `name` now."""
+        field, or a code's boxes) may take the value field `name` now; with
+        `focus`, the (first) field is focused to type into, once it may."""
         try:
-            (found,) = await frame.evaluate(CHECK_ALL, [[selector, name, True]])
+            (found,) = await frame.evaluate(CHECK_ALL, [[selector, name, True, focus]])
             if frame not in self._shown and _shown_through_frames(name, found):
                 (rule,) = await self._through_frames(frame, [_point(found)])
-                found = {"rule": rule} if rule else found
-                self._shown.add(frame)
+                if rule:
+                    found = {"rule": rule}
+                else:
+                    self._shown.add(frame)
         except Error:
             return FieldState(FIELD_GONE)
         return _state(found)
@@ -149,6 +165,14 @@ class FieldChecks:
             pending = still
             frame = frame.parent_frame
         return rules
+
+    async def focus_nth(self, selector: str, frame: Frame, n: int) -> str:
+        """Focuses the n-th element `selector` names (a code's box) to type
+        into: "" or the rule it breaks."""
+        try:
+            return str(await frame.evaluate(FOCUS_NTH, [selector, n]))
+        except Error:
+            return FIELD_GONE
 
     async def close(self) -> None:
         for iframe in self._iframes.values():

@@ -12,11 +12,15 @@ element carrying its mark, so it is never typed into an unmarked element
 (one the page put in the field's place meanwhile).
 
 Right before each field is filled, the page is asked again whether it may
-take its value (field_checks.py): a field that changed since it was found
-(hidden, covered, of another kind now) stops the entry there, with nothing
-more typed (FieldChanged); the caller clears what was typed. The values the
-page is not to send elsewhere go to the session's value guard right before
-the first keystroke.
+take its value (field_checks.py), and in that same look the field is
+focused with its text selected; the value is then typed over it as
+Playwright's fill types (Input.insertText: trusted input events). A field
+that changed since it was found (hidden, of another kind now) stops the
+entry there, with nothing more typed (FieldChanged); one a page may undo in
+a moment (disabled, covered) is looked at again for up to PASSING_WAIT_S,
+as fill waits for a field to be ready. The caller clears what was typed.
+The values the page is not to send elsewhere go to the session's value
+guard right before the first keystroke.
 
 A card's expiry month or year placed into a <select> is chosen, not typed:
 the option standing for it is picked for every select before the first
@@ -39,7 +43,7 @@ from nod_browser.adapters.value_guard import Held, ValuesSentElsewhere
 from nod_browser.domain.card_expiry import EXPIRY_PARTS, Option, could_take, pick_option
 from nod_browser.domain.code_boxes import CodeDoesNotFit, split_code
 from nod_browser.domain.entry import SHOWN_BACK_FREELY, MissingValue, value_for
-from nod_browser.domain.field_rules import refusal_text
+from nod_browser.domain.field_rules import PASSING_RULES, PASSING_WAIT_S, refusal_text
 from nod_browser.domain.private_fields import ENTERED_ATTRIBUTE
 from nod_browser.domain.shown_back import EnteredValues
 from nod_browser.domain.targets import dom_selector, is_ref
@@ -66,6 +70,8 @@ CLEAR = """(elements) => {
 }"""
 # How long clearing the fields may take: the page may be going away.
 CLEAR_TIMEOUT_S = 2.0
+# How often a field not ready yet is looked at again.
+READY_POLL_S = 0.1
 
 
 # A select's options as [[value, text], ...]; null for any other element.
@@ -171,17 +177,17 @@ async def fill_fields(
         filling = zip(places, fields, values, split, choices, strict=True)
         for place, field, value, characters, choice in filling:
             progress["stage"] = f"checking {place.name}"
-            state = await checks.field(place.name, marked(place), place.frame)
-            if state.rule:
-                raise FieldChanged(place.name, state.rule)
+            await _ready(place, checks, focus=choice is None)
             progress["stage"] = f"filling {place.name}"
             filled.append(field)
             if characters:
-                await _fill_boxes(field, characters, timeout_ms)
+                await _type_boxes(place, checks, characters)
             elif choice is not None:
                 await field.select_option(value=choice.value, timeout=timeout_ms)
             else:
-                await field.fill(value, timeout=timeout_ms)
+                # Focused by its check, its text selected: typed over, as
+                # Playwright's fill types (trusted input events), one look sooner.
+                await place.frame.page.keyboard.insert_text(value)
     finally:
         values.clear()
         split.clear()
@@ -238,10 +244,29 @@ async def _option_for(name: str, field: Locator, value: str) -> Option | None:
     return option
 
 
-async def _fill_boxes(boxes: Locator, characters: list[str], timeout_ms: float) -> None:
-    """One character per box, in order; each box carries the entry's mark."""
+async def _ready(place: Placement, checks: FieldChecks, *, focus: bool) -> None:
+    """The field may take its value now (focused, to be typed into), or
+    FieldChanged; a rule a page may undo in a moment is waited out briefly."""
+    loop = asyncio.get_running_loop()
+    until = loop.time() + PASSING_WAIT_S
+    while True:
+        state = await checks.field(place.name, marked(place), place.frame, focus=focus)
+        if not state.rule:
+            return
+        if state.rule not in PASSING_RULES or loop.time() >= until:
+            raise FieldChanged(place.name, state.rule)
+        await asyncio.sleep(READY_POLL_S)
+
+
+async def _type_boxes(place: Placement, checks: FieldChecks, characters: list[str]) -> None:
+    """One character per box, in order; each box carries the entry's mark
+    (the first was focused by its check)."""
     for n, character in enumerate(characters):
-        await boxes.nth(n).fill(character, timeout=timeout_ms)
+        if n:
+            rule = await checks.focus_nth(marked(place), place.frame, n)
+            if rule:
+                raise FieldChanged(place.name, rule)
+        await place.frame.page.keyboard.insert_text(character)
 
 
 async def clear_fields(filled: list[Locator]) -> None:

@@ -63,6 +63,13 @@ FIELD_RULES = (
     FIELD_GONE,
 )
 ALL_RULES = (*FIELD_RULES, SUBMITS_ELSEWHERE, VALUES_SENT_ELSEWHERE)
+# What a page may undo by itself in a moment (a form disabled while it checks
+# the username, a spinner over it): after the claim, a field breaking one of
+# these is looked at again for a little while, as Playwright's fill waits for
+# a field to be ready, before the entry stops. A field of the wrong kind, or
+# one laid out to be unseen, is not waited for.
+PASSING_RULES = frozenset({FIELD_DISABLED, FIELD_COVERED, FIELD_NOT_SHOWN})
+PASSING_WAIT_S = 2.0
 
 # What a person reads on a field that says what it is for: its label, and
 # its autocomplete token (never its name or id, which only the page's code reads).
@@ -188,7 +195,7 @@ WHY = {
     FIELD_LABELLED_OTHERWISE: (
         "the page labels this field as something else, and the value goes only into {words}"
     ),
-    FIELD_DISABLED: "the field is disabled or read-only",
+    FIELD_DISABLED: "the field does not take typing (disabled, read-only, or it refuses the focus)",
     FIELD_NOT_SHOWN: "the field is not shown on the page",
     FIELD_INVISIBLE: "the field is hidden from view",
     FIELD_ZERO_SIZE: "the field is too small to be seen",
