@@ -80,6 +80,12 @@ EGRESS_REFUSED = Counter(
     " private, special, own, ...)",
     ["rule"],
 )
+ENTRY_REFUSALS = Counter(
+    "nod_browser_entry_refusals",
+    "Private entries the browser runner refused or stopped, by the rule that held (a field's"
+    " kind or visibility, the submission's destination, a request carrying a value elsewhere)",
+    ["rule"],
+)
 
 
 class RpcMetrics:
@@ -138,6 +144,11 @@ def count_sweep(service: str, kind: str, rows: int) -> None:
     SWEEPS.labels(service, kind).inc()
     if rows:
         SWEPT_ROWS.labels(service, kind).inc(rows)
+
+
+def count_entry_refusal(rule: str) -> None:
+    """`rule`: one of the runner's few rule names (nod_browser.domain.field_rules)."""
+    ENTRY_REFUSALS.labels(rule).inc()
 
 
 def count_model_request(provider: str, status: str, *, retried: bool) -> None:

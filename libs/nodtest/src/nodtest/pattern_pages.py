@@ -26,6 +26,9 @@ def index() -> str:
         "/shadow-login": "Sign in inside a shadow root",
         "/pay-3ds": "Pay, then confirm with your bank",
         "/two-step": "Two-step sign-in",
+        "/floating-login": "Sign in with floating labels",
+        "/styled-code": "One-time code in styled boxes",
+        "/drawn-code": "One-time code typed into one transparent input over drawn boxes",
     }
     items = "".join(f'<li><a href="{href}">{text}</a></li>' for href, text in links.items())
     return layout("Patterns", f"<ul>{items}</ul>")
@@ -315,3 +318,98 @@ def two_step_password(username: str, message: str = "") -> str:
         '<button type="submit">Sign in</button></form>'
     )
     return layout("Enter your password", form, message=message)
+
+
+# --- floating labels laid over their fields ------------------------------
+
+FLOATING_STYLE = """<style>
+.float { position: relative; margin: 1.5em 0; width: 20em; }
+.float input { width: 100%; padding: 1.4em .6em .4em; font-size: 1rem; box-sizing: border-box; }
+.float .label { position: absolute; inset: 0; padding: .9em .7em; color: #555; }
+.float input:focus + .label, .float input:not(:placeholder-shown) + .label {
+  inset: 0 0 auto 0; padding: .2em .7em; font-size: .75em; }
+.float span.label { pointer-events: none; }
+</style>"""
+
+
+def floating_login(message: str = "") -> str:
+    """Each label lies over the whole of its field until the field is
+    filled or focused, as Material and Bootstrap draw them: a <label for>
+    (what the hit test finds over the username) and a span the hit test
+    looks through (pointer-events: none) over the password, which names it
+    by aria-labelledby."""
+    form = (
+        '<form id="login" method="post" action="/floating-login">'
+        '<div class="float"><input id="username" name="username" autocomplete="username"'
+        ' placeholder=" "><label class="label" for="username">Email or username</label></div>'
+        '<div class="float"><input id="password" name="password" type="password"'
+        ' autocomplete="current-password" placeholder=" " aria-labelledby="password-label">'
+        '<span class="label" id="password-label">Password</span></div>'
+        '<button type="submit">Sign in</button></form>'
+    )
+    return layout("Sign in", FLOATING_STYLE + form, message=message)
+
+
+# --- one-time codes drawn as boxes -----------------------------------------
+
+STYLED_BOXES_STYLE = """<style>
+.boxes { display: flex; gap: .5em; }
+.box { position: relative; }
+.box input { width: 2.2em; height: 2.8em; font-size: 1.4rem; text-align: center;
+  border: 0; border-bottom: 3px solid #333; background: transparent; caret-color: #06c; }
+.box .hint { position: absolute; inset: auto 0 .3em; text-align: center; color: #bbb;
+  pointer-events: none; }
+</style>"""
+
+
+def styled_code(message: str = "") -> str:
+    """Six one-character boxes drawn with CSS, each with a hint drawn over it
+    that the hit test looks through."""
+    boxes = "".join(
+        f'<span class="box"><input class="digit" type="tel" inputmode="numeric" maxlength="1"'
+        f' aria-label="Digit {n} of 6"'
+        + (' autocomplete="one-time-code"' if n == 1 else ' autocomplete="off"')
+        + '><span class="hint" aria-hidden="true">•</span></span>'
+        for n in range(1, 7)
+    )
+    form = (
+        '<form id="code-form" method="post" action="/styled-code">'
+        '<p id="code-help">Enter the 6-digit code we sent you.</p>'
+        f'<div class="boxes" role="group" aria-describedby="code-help">{boxes}</div>'
+        '<input type="hidden" id="code" name="code">'
+        '<button type="submit">Verify</button></form>'
+    )
+    return layout("Enter your code", STYLED_BOXES_STYLE + form + SIX_BOXES_SCRIPT, message=message)
+
+
+DRAWN_CODE_STYLE = """<style>
+.otp { position: relative; display: inline-flex; gap: .5em; }
+.otp .slot { width: 2.2em; height: 2.8em; border: 2px solid #333; border-radius: .3em;
+  display: flex; align-items: center; justify-content: center; font-size: 1.4rem; }
+.otp input { position: absolute; inset: 0; width: 100%; height: 100%; opacity: 0;
+  border: 0; background: transparent; color: transparent; caret-color: transparent;
+  font-family: monospace; letter-spacing: -.5em; pointer-events: all; }
+</style>"""
+DRAWN_CODE_SCRIPT = """<script>
+const input = document.getElementById('code');
+const slots = [...document.querySelectorAll('.otp .slot')];
+input.addEventListener('input', () => {
+  input.value = input.value.replace(/\\D/g, '').slice(0, slots.length);
+  slots.forEach((slot, i) => { slot.textContent = input.value[i] ?? ''; });
+});
+</script>"""
+
+
+def drawn_code(message: str = "") -> str:
+    """As the input-otp library builds it: one transparent input laid over
+    six drawn boxes, which show what it holds."""
+    slots = '<div class="slot" aria-hidden="true"></div>' * 6
+    form = (
+        '<form id="code-form" method="post" action="/drawn-code">'
+        '<label for="code">Enter the 6-digit code from your authenticator app</label>'
+        f'<div class="otp">{slots}'
+        '<input id="code" name="code" autocomplete="one-time-code" inputmode="numeric"'
+        ' maxlength="6" pattern="\\d{6}"></div>'
+        '<button type="submit">Verify</button></form>'
+    )
+    return layout("Enter your code", DRAWN_CODE_STYLE + form + DRAWN_CODE_SCRIPT, message=message)

@@ -1,7 +1,9 @@
 """Pages of our own for the patterns no installable application offers
 (docs/REAL_SITES.md): hosted card fields from a second origin, a one-time
 code over six boxes, a cookie banner over the form, a sign-in inside a
-shadow root, a bank's confirmation in a popup, a two-step sign-in.
+shadow root, a bank's confirmation in a popup, a two-step sign-in, floating
+labels over their fields, a code in styled boxes, and a code typed into one
+transparent input laid over drawn boxes.
 
 Two aiohttp applications, started in-process: the shop on
 http://127.0.0.2:<port> and the card host on http://127.0.0.3:<port> (a
@@ -39,6 +41,9 @@ FORMS = (
     "bank_confirm",
     "two_step_username",
     "two_step_password",
+    "floating_login",
+    "styled_code",
+    "drawn_code",
 )
 
 
@@ -266,6 +271,51 @@ async def two_step_password(request):
         return html(page, status=401)
     request.app[STATE].decide("two_step_password", "signed_in")
     return sign_in(request, see_other("/account"))
+
+
+@shop.get("/floating-login")
+async def floating_login_page(request):
+    return html(pages.floating_login())
+
+
+@shop.post("/floating-login")
+async def floating_login(request):
+    fields = await received(request, "floating_login")
+    if not right_password(request.app[STATE], fields):
+        request.app[STATE].decide("floating_login", "refused")
+        return html(pages.floating_login("Wrong username or password."), status=401)
+    request.app[STATE].decide("floating_login", "signed_in")
+    return sign_in(request, see_other("/account"))
+
+
+@shop.get("/styled-code")
+async def styled_code_page(request):
+    return html(pages.styled_code())
+
+
+@shop.get("/drawn-code")
+async def drawn_code_page(request):
+    return html(pages.drawn_code())
+
+
+async def code_step(request: web.Request, form: str, page) -> web.Response:
+    fields = await received(request, form)
+    state = request.app[STATE]
+    if not state.accepts_code(fields.get("code", "")):
+        state.decide(form, "refused")
+        return html(page("That code is not right. Try again."), status=401)
+    state.decide(form, "accepted")
+    return sign_in(request, see_other("/account"))
+
+
+@shop.post("/styled-code")
+async def styled_code(request):
+    return await code_step(request, "styled_code", pages.styled_code)
+
+
+@shop.post("/drawn-code")
+async def drawn_code(request):
+    return await code_step(request, "drawn_code", pages.drawn_code)
 
 
 @shop.get("/_control/counts")

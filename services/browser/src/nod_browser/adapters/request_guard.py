@@ -13,6 +13,10 @@ opens (whose first request a page's route would miss).
 Because the guard sends them, it is also the first to know that the site
 answered one: SubmitAnswers tells an entry waiting on its submit click at
 that moment, before the page has taken the answer and loaded what follows.
+
+In front of all that, in the same route, the session's ValueGuard aborts any
+request (of any method) carrying an entered value to an origin it may not
+go to (value_guard.py); it also opens every WebSocket of the context.
 """
 
 from collections.abc import Awaitable, Callable, Iterator
@@ -21,6 +25,7 @@ from dataclasses import dataclass
 
 from playwright.async_api import BrowserContext, Error, Page, Request, Route
 
+from nod_browser.adapters.value_guard import ValueGuard
 from nodkit.logging import get_logger
 
 log = get_logger("nod_browser.request_guard")
@@ -84,11 +89,15 @@ class SubmitAnswers:
                 )
 
 
-async def send_unsafe_requests_once(context: BrowserContext, timeout_s: float) -> SubmitAnswers:
+async def send_unsafe_requests_once(
+    context: BrowserContext, timeout_s: float, values: ValueGuard
+) -> SubmitAnswers:
     answers = SubmitAnswers()
 
     async def guard(route: Route) -> None:
         try:
+            if await values.stops(route):
+                return
             if route.request.method in SAFE_METHODS:
                 await route.fallback()
                 return
@@ -99,6 +108,7 @@ async def send_unsafe_requests_once(context: BrowserContext, timeout_s: float) -
             log.info("request_guard.page_gone", method=route.request.method, **answers.about())
 
     await context.route("**/*", guard)
+    await context.route_web_socket(lambda url: True, values.web_socket)
     return answers
 
 

@@ -9,6 +9,7 @@ from nod_browser.adapters.egress_proxy import REFUSED_HEADER, REFUSED_MARK, Egre
 from nod_browser.adapters.locating import locate_one
 from nod_browser.adapters.page_reader import PRIVATE_FIELD, quiet, read_page, settle
 from nod_browser.adapters.request_guard import send_unsafe_requests_once
+from nod_browser.adapters.value_guard import ValueGuard
 from nod_browser.app.sessions import Session, Sessions
 from nod_browser.settings import BrowserSettings
 from nodkit.errors import FailedPrecondition, InvalidArgument, Unavailable
@@ -33,8 +34,10 @@ async def open_session(
         egress.forget(session_id)
         raise
     context.set_default_timeout(settings.action_timeout_s * 1000)
-    answers = await send_unsafe_requests_once(context, settings.request_timeout_s)
-    return sessions.add(session_id, owner, task_id, context, await context.new_page(), answers)
+    values = ValueGuard()
+    answers = await send_unsafe_requests_once(context, settings.request_timeout_s, values)
+    page = await context.new_page()
+    return sessions.add(session_id, owner, task_id, context, page, answers, values)
 
 
 async def navigate(session: Session, url: str, settings: BrowserSettings) -> None:

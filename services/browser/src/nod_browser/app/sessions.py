@@ -18,6 +18,7 @@ from playwright.async_api import BrowserContext, Page
 from nod_browser.adapters.frame_ids import FrameIds
 from nod_browser.adapters.network_activity import NetworkActivity
 from nod_browser.adapters.request_guard import SubmitAnswers
+from nod_browser.adapters.value_guard import ValueGuard
 from nod_browser.domain.shown_back import EnteredValues
 from nodkit import context as call_context
 from nodkit.errors import FailedPrecondition, NotFound, ResourceExhausted
@@ -38,6 +39,8 @@ class Session:
     page: Page
     # The context's request guard: it tells an entry when its submission was answered.
     submit_answers: SubmitAnswers
+    # The values entered here and where each may go: no request takes one elsewhere.
+    value_guard: ValueGuard = field(default_factory=ValueGuard, repr=False)
     created_at: datetime = field(default_factory=lambda: datetime.now(UTC))
     # The calls running on it, each with its request id.
     calls: dict[asyncio.Task, str | None] = field(default_factory=dict)
@@ -127,6 +130,7 @@ class Session:
             await asyncio.wait(list(self.calls), timeout=SETTLE_GRACE_S)
         await self.context.close()
         self.entered.forget()
+        self.value_guard.forget()
 
 
 class Sessions:
@@ -152,9 +156,10 @@ class Sessions:
         context: BrowserContext,
         page: Page,
         submit_answers: SubmitAnswers,
+        value_guard: ValueGuard,
     ) -> Session:
-        session = Session(session_id, owner, task_id, context, page, submit_answers)
-        submit_answers.about = session.about
+        session = Session(session_id, owner, task_id, context, page, submit_answers, value_guard)
+        submit_answers.about = value_guard.about = session.about
         self._by_id[session.id] = session
         log.info("session.opened", session_id=session.id, task_id=task_id)
         return session
