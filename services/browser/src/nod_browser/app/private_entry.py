@@ -11,8 +11,9 @@ go: the top page's origin, the origin of the frame holding the fields and
 the origin the submit element's form goes to, which the claims service
 checks against the value's binding, G13): not granted (a resend, or a
 concurrent call of the same operation) touches nothing; a resend whose
-targets are gone is answered from the record (FindClaim). Granted: fill (each field checked again right before it is
-filled), check where the form sends once more, press submit once,
+targets are gone is answered from the record (FindClaim). Granted: fill
+(each field checked again right before it is filled), check where the form
+sends once more, press submit once,
 MarkSubmitted. Whatever stops it before the submit click completed (an
 error, the deadline, Stop, the caller going away, a field or form that
 changed, a request carrying the values elsewhere, which the session's value
