@@ -17,7 +17,14 @@ from google.protobuf import json_format
 
 from nod.browser.v1 import browser_pb2 as pb
 from nod.claims.v1 import claims_pb2
-from nodtest.browser import browser_open, browser_read, control_ref, enter_request, field_ref
+from nodtest.browser import (
+    bound_card,
+    browser_open,
+    browser_read,
+    control_ref,
+    enter_request,
+    field_ref,
+)
 from nodtest.claims import put_card
 
 from .echoes import CARD_ECHOES, TEXT_ECHOES
@@ -195,6 +202,7 @@ async def test_a_typed_password_shown_back_dressed_up_is_masked_in_the_read(
             task_id="task-1",
             kind=claims_pb2.ENTRY_KIND_TYPED_PASSWORD,
             fields={"username": USERNAME, "password": PASSWORD},
+            origin=echo_site.url,
         ),
         metadata=as_person,
     )
@@ -223,7 +231,10 @@ async def test_a_one_time_code_shown_back_split_or_dressed_up_is_masked_in_the_r
 ):
     entry = await vault_stub.PutPrivateEntry(
         claims_pb2.PutPrivateEntryRequest(
-            task_id="task-1", kind=claims_pb2.ENTRY_KIND_ONE_TIME_CODE, fields={"code": CODE}
+            task_id="task-1",
+            kind=claims_pb2.ENTRY_KIND_ONE_TIME_CODE,
+            fields={"code": CODE},
+            origin=echo_site.url,
         ),
         metadata=as_person,
     )
@@ -246,7 +257,7 @@ async def test_a_one_time_code_shown_back_split_or_dressed_up_is_masked_in_the_r
 
 
 async def test_a_card_numbers_digits_shown_back_are_masked_in_the_read(
-    browser_stub, vault_stub, as_person, echo_site
+    browser_stub, vault_stub, claims_stub, as_person, echo_site
 ):
     card = await put_card(vault_stub, as_person, number=CARD)
     code = await vault_stub.PutPrivateEntry(
@@ -259,21 +270,20 @@ async def test_a_card_numbers_digits_shown_back_are_masked_in_the_read(
     )
     session_id, page = await browser_open(browser_stub, as_person, f"{echo_site.url}/form/card")
 
-    reply = await browser_stub.EnterPrivate(
-        enter_request(
-            session_id,
-            card.id,
-            claims_pb2.ENTRY_KIND_CARD,
-            {
-                "number": field_ref(page, "number"),
-                "expiry": field_ref(page, "exp"),
-                "security_code": field_ref(page, "cvc"),
-            },
-            control_ref(page, "Pay"),
-            companion_entry_id=code.id,
-        ),
-        metadata=as_person,
+    request = enter_request(
+        session_id,
+        card.id,
+        claims_pb2.ENTRY_KIND_CARD,
+        {
+            "number": field_ref(page, "number"),
+            "expiry": field_ref(page, "exp"),
+            "security_code": field_ref(page, "cvc"),
+        },
+        control_ref(page, "Pay"),
+        companion_entry_id=code.id,
     )
+    await bound_card(claims_stub, as_person, request, echo_site.url)
+    reply = await browser_stub.EnterPrivate(request, metadata=as_person)
 
     assert reply.entered
     read = await read_after_entry(browser_stub, as_person, session_id, echo_site, 1)

@@ -21,7 +21,11 @@ GROUPS: dict[str, tuple[str, ...]] = {
     # `made_run` (tests/conftest.py).
     "made_run": ("tests/test_authorization.py", "tests/test_fuzz_rpc.py"),
     # `system`, the services the flows need (tests/conftest.py).
-    "flow services": ("tests/test_payment_flow.py", "tests/test_nodcall.py"),
+    "flow services": (
+        "tests/test_payment_flow.py",
+        "tests/test_nodcall.py",
+        "tests/test_card_numbers_anywhere.py",
+    ),
 }
 
 
