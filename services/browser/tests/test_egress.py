@@ -244,6 +244,8 @@ async def refused_navigation(stub, meta, session_id: str, url: str) -> None:
     assert error.code == grpc.StatusCode.FAILED_PRECONDITION
     assert error.reason == "ADDRESS_NOT_ALLOWED"
     assert "private network" in error.message
+    left_on = await browser_read(stub, meta, session_id)
+    assert left_on.url == "about:blank" and REFUSED not in left_on.text
 
 
 async def text_becomes(stub, meta, session_id: str, *wanted: str) -> str:

@@ -146,6 +146,9 @@ class Person:
                     task_id=task.id,
                     kind=claims.ENTRY_KIND_ONE_TIME_CODE,
                     fields={"code": self.values.code},
+                    # As the gateway does: for the page the task asked on.
+                    origin=wait.origin,
+                    frame_origin=wait.frame_origin,
                 ),
                 metadata=self.meta,
             )
@@ -157,6 +160,8 @@ class Person:
                     task_id=task.id,
                     kind=claims.ENTRY_KIND_TYPED_PASSWORD,
                     fields={"username": USERNAME, "password": self.values.password},
+                    origin=wait.origin,
+                    frame_origin=wait.frame_origin,
                 ),
                 metadata=self.meta,
             )

@@ -66,7 +66,10 @@ async def navigate(session: Session, url: str, settings: BrowserSettings) -> Non
         ) from None
     if answer is not None and answer.headers.get(REFUSED_HEADER.lower()) == REFUSED_MARK:
         # The address guard answered for an address inside the network (or
-        # a redirect to one): nothing there was reached.
+        # a redirect to one): nothing there was reached. The tab is left on
+        # a blank page, not on the refused address, so no later read or
+        # action runs as if the session were there.
+        await session.page.goto("about:blank", timeout=timeout_ms)
         raise FailedPrecondition(
             "that address is inside a private network; nod's browser does not go there",
             reason="ADDRESS_NOT_ALLOWED",
