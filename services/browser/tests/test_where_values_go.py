@@ -122,6 +122,9 @@ PAGES = {
         "password.addEventListener('input', () => { username.disabled = true;"
         " setTimeout(() => { username.disabled = false; }, 300); });"
     ),
+    # The site's own sign-in, whose answer is a 307 to the other site: the
+    # browser would post the same body there.
+    "redirected": sign_in().replace('action="/login"', 'action="/login-then-elsewhere"'),
     # The site's own script sending it to the site: trusted as the site is.
     "own fetch": script(
         "password.addEventListener('input', () => fetch('/collect', {method: 'POST',"
@@ -151,6 +154,10 @@ class Site:
         self.logins.append(hashlib.sha256(password.encode()).hexdigest())
         return web.Response(text="<!doctype html><h1>Signed in</h1>", content_type="text/html")
 
+    async def login_then_elsewhere(self, request: web.Request) -> web.Response:
+        await self.login(request)
+        raise web.HTTPTemporaryRedirect(f"{self.elsewhere}/login")
+
     async def search(self, request: web.Request) -> web.Response:
         self.searches += 1
         return web.Response(text="<!doctype html><h1>Results</h1>", content_type="text/html")
@@ -163,6 +170,7 @@ class Site:
         return [
             web.get("/page", self.page),
             web.post("/login", self.login),
+            web.post("/login-then-elsewhere", self.login_then_elsewhere),
             web.get("/search", self.search),
             web.post("/collect", self.collect),
         ]
@@ -352,6 +360,21 @@ async def test_a_field_busy_for_a_moment_is_waited_for(browser_stub, vault_stub,
 
     assert reply.claim.state == SUBMITTED, reply.claim.reason
     assert site.logins == [hashlib.sha256(CANARY_PASSWORD.encode()).hexdigest()]
+
+
+async def test_a_sign_in_redirected_to_another_site_with_its_body_is_not_followed(
+    browser_stub, vault_stub, as_person, sites
+):
+    """The site had the values (SUBMITTED); its 307 would have the browser
+    post them on to the other site, which gets nothing."""
+    site, elsewhere = sites
+    item, session_id, _ = await open_page(browser_stub, vault_stub, as_person, site, "redirected")
+
+    reply = await browser_stub.EnterPrivate(login_request(session_id, item.id), metadata=as_person)
+
+    assert reply.claim.state == SUBMITTED
+    assert site.logins == [hashlib.sha256(CANARY_PASSWORD.encode()).hexdigest()]
+    assert elsewhere.received == 0
 
 
 async def test_the_sites_own_script_may_send_it_to_the_site(

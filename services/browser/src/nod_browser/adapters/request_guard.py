@@ -22,6 +22,7 @@ go to (value_guard.py); it also opens every WebSocket of the context.
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from urllib.parse import urljoin
 
 from playwright.async_api import BrowserContext, Error, Page, Request, Route
 
@@ -31,6 +32,8 @@ from nodkit.logging import get_logger
 log = get_logger("nod_browser.request_guard")
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+# The redirects a browser follows with the same method and body.
+RESENDING_REDIRECTS = frozenset({307, 308})
 
 
 @dataclass(eq=False)
@@ -101,7 +104,7 @@ async def send_unsafe_requests_once(
             if route.request.method in SAFE_METHODS:
                 await route.fallback()
                 return
-            await _send_once(route, timeout_s, answers)
+            await _send_once(route, timeout_s, answers, values)
         except Error:
             # The page or context went away while the request was out; the
             # sending side (e.g. the entry's submit click) reports the outcome.
@@ -112,7 +115,9 @@ async def send_unsafe_requests_once(
     return answers
 
 
-async def _send_once(route: Route, timeout_s: float, answers: SubmitAnswers) -> None:
+async def _send_once(
+    route: Route, timeout_s: float, answers: SubmitAnswers, values: ValueGuard
+) -> None:
     try:
         response = await route.fetch(max_redirects=0, max_retries=0, timeout=timeout_s * 1000)
     except Error as error:
@@ -125,4 +130,9 @@ async def _send_once(route: Route, timeout_s: float, answers: SubmitAnswers) -> 
         await route.abort("connectionreset")
         return
     await answers.answered(route.request)
+    if response.status in RESENDING_REDIRECTS:
+        location = urljoin(route.request.url, response.headers.get("location", ""))
+        if values.stops_resend(route.request, location):
+            await route.abort("blockedbyclient")
+            return
     await route.fulfill(response=response)

@@ -153,6 +153,20 @@ class ValueGuard:
         self._stopped(holders, destination, request.resource_type)
         return True
 
+    def stops_resend(self, request: Request, location: str) -> bool:
+        """Whether a 307 or 308 answer to `request` would have the browser
+        send the same body on to `location` carrying a value where it may
+        not go (a form posted to its own site, redirected elsewhere with
+        what was typed): then the redirect is not followed."""
+        if not self._held:
+            return False
+        destination = destination_of(location)
+        holders = self._carrying(destination, lambda: _headers(request), lambda: _body(request))
+        if not holders or destination is None:
+            return False
+        self._stopped(holders, destination, "redirected form")
+        return True
+
     async def web_socket(self, socket: WebSocketRoute) -> None:
         """Opens the page's WebSocket to its server unless its address carries
         a value elsewhere, and passes on each message the page sends that
