@@ -189,7 +189,7 @@ def database(made_run):
 
 
 @pytest.fixture(scope="module")
-def channels(made_run):
+def made_run_channels(made_run):
     opened = {name: grpc.insecure_channel(made_run.addresses[name]) for name in made_run.addresses}
     yield opened
     for channel in opened.values():
@@ -212,7 +212,7 @@ METHODS = [
 )
 @given(data=st.data())
 def test_a_card_number_in_any_string_field_is_never_returned_or_stored(
-    builder, database, channels, service, method, data
+    builder, database, made_run_channels, service, method, data
 ):
     base = builder.request(method)
     for path in string_paths(method.input_type):
@@ -220,7 +220,7 @@ def test_a_card_number_in_any_string_field_is_never_returned_or_stored(
         request = with_fresh_ids(with_text(base, path, text), path)
         where = (short_name(method), ".".join(path), text)
 
-        code, error, reply = call(channels[service], method, request, builder.meta)
+        code, error, reply = call(made_run_channels[service], method, request, builder.meta)
 
         assert code not in (grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN), (where, error)
         returned = [error] + (text_fields(reply) if reply is not None else [])

@@ -393,7 +393,8 @@ async def case_sites():
 
 @pytest.fixture(scope="module")
 async def case_page(browser_chromium):
-    context = await browser_chromium.new_context()
+    # The page alone, read in place: no address guard between it and its sites.
+    context = await browser_chromium.new_context(None)
     yield await context.new_page()
     await context.close()
 

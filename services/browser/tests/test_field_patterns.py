@@ -55,7 +55,10 @@ async def enter_code(browser_stub, vault_stub, meta, sites, path: str, field) ->
     code = pyotp.TOTP(sites.state.totp_seed).now()
     entry = await vault_stub.PutPrivateEntry(
         claims_pb2.PutPrivateEntryRequest(
-            task_id="task-1", kind=claims_pb2.ENTRY_KIND_ONE_TIME_CODE, fields={"code": code}
+            task_id="task-1",
+            kind=claims_pb2.ENTRY_KIND_ONE_TIME_CODE,
+            fields={"code": code},
+            origin=sites.url,  # the page it is typed for, as the private form says
         ),
         metadata=meta,
     )

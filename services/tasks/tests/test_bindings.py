@@ -269,7 +269,7 @@ async def test_a_checkout_posting_the_card_elsewhere_is_refused_before_typing(
     steps = await steps_of(stub, demo_person.meta, done.id)
     assert tools_and_states(steps)[-2:] == [("pay", NOT_RUN), ("finish", DONE)]
     why = json.loads(steps[-2].result)["why"]
-    assert f"would send what is typed to {sites.other.url}" in why
+    assert f"sends what is typed into it to {sites.other.url}" in why
     assert sites.other.received == [] and sites.chosen.received == []
     # The entry had started: the payment can't go back to waiting, and says nothing was typed.
     payment = await payment_of(demo_person, payment_id)

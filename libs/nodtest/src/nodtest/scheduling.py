@@ -19,12 +19,15 @@ GROUPS: dict[str, tuple[str, ...]] = {
     # nodctl's `system` (libs/nodctl/tests/conftest.py).
     "nodctl system": ("libs/nodctl/tests/",),
     # `made_run` (tests/conftest.py).
-    "made_run": ("tests/test_authorization.py", "tests/test_fuzz_rpc.py"),
+    "made_run": (
+        "tests/test_authorization.py",
+        "tests/test_fuzz_rpc.py",
+        "tests/test_card_numbers_anywhere.py",
+    ),
     # `system`, the services the flows need (tests/conftest.py).
     "flow services": (
         "tests/test_payment_flow.py",
         "tests/test_nodcall.py",
-        "tests/test_card_numbers_anywhere.py",
     ),
 }
 

@@ -125,6 +125,17 @@ BINDING_REFUSALS = frozenset(
         "ENTRY_NOT_BOUND",
         "FIELDS_ON_SEVERAL_SITES",
         "SUBMISSION_NOT_WEB",
+        # The runner's own look at the fields and the form (G13).
+        "WRONG_FIELD_KIND",
+        "FIELD_LABELLED_OTHERWISE",
+        "FIELD_DISABLED",
+        "FIELD_NOT_SHOWN",
+        "FIELD_INVISIBLE",
+        "FIELD_ZERO_SIZE",
+        "FIELD_OFF_SCREEN",
+        "FIELD_COVERED",
+        "FIELD_TRANSPARENT",
+        "SUBMITS_ELSEWHERE",
     }
 )
 
