@@ -95,8 +95,10 @@ class FormScript:
         if last["role"] == "tool" and answering_form and "form" in (last.get("content") or ""):
             self.answered.append(marker_of(body))
             return tool_call("finish", {"message": "signed in"})
-        if "navigate" not in made:
-            # A private form is for a page the task read (G13).
+        told_to_read = last["role"] == "tool" and "read the page" in (last.get("content") or "")
+        if "navigate" not in made or told_to_read:
+            # A private form is for a page the task read (G13): again, if
+            # the last look didn't load (a loaded machine), as a model would.
             return tool_call("navigate", {"url": self.page_url})
         # Never the same call twice in a task: a repeated identical call is
         # refused as a possible duplicate.
