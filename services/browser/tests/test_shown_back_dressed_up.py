@@ -13,7 +13,6 @@ from urllib.parse import quote
 
 import pytest
 from aiohttp import web
-from google.protobuf import json_format
 
 from nod.browser.v1 import browser_pb2 as pb
 from nod.claims.v1 import claims_pb2
@@ -28,6 +27,7 @@ from nodtest.browser import (
 from nodtest.claims import put_card
 
 from .echoes import CARD_ECHOES, TEXT_ECHOES
+from .test_shown_back import strings_of
 
 USERNAME = "ada@example.com"
 PASSWORD = "Tr0ub4dor&3-xkcd"
@@ -143,23 +143,6 @@ async def echo_site():
     site.url = f"http://127.0.0.2:{runner.addresses[0][1]}"
     yield site
     await runner.cleanup()
-
-
-def strings_of(page: pb.Page) -> list[str]:
-    found: list[str] = []
-
-    def walk(value) -> None:
-        if isinstance(value, str):
-            found.append(value)
-        elif isinstance(value, dict):
-            for item in value.values():
-                walk(item)
-        elif isinstance(value, list):
-            for item in value:
-                walk(item)
-
-    walk(json_format.MessageToDict(page))
-    return found
 
 
 def shown_forms(value: str) -> set[str]:
