@@ -125,3 +125,15 @@ async def test_a_reason_holding_card_numbers_in_any_shape_is_stored_masked(
     rows = "\n".join(await every_row_as_text(payments_engine))
     assert "the page said" in rows and not card_numbers_in(rows)
     assert not any(shape in rows for shape in SEEN_STORED)
+
+
+async def test_a_hex_request_id_with_a_long_run_of_digits_is_not_a_card_number(
+    payments_stub, as_person
+):
+    # As `uuid4().hex` makes about one time in 25: 13 digits in a row.
+    request_id = "stopped-" + "a1" + NOT_LUHN[:13] + "0f9e8d7c6b5a4f3e2d"
+    request = create_request(request_id=request_id)
+
+    reply = await payments_stub.CreatePayment(request, metadata=as_person)
+
+    assert reply.payment.id and reply.payment.request_id == request_id
