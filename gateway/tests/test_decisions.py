@@ -221,7 +221,7 @@ async def test_a_yes_to_an_action_or_a_payment_of_a_stopped_task_does_nothing(no
     assert _payment_state(nod, payment.id) == payments.PAYMENT_STATE_AWAITING_CONFIRMATION
 
 
-def _payment_for(nod, task_id: str) -> payments.Payment:
+def _payment_for(nod, task_id: str, **overrides) -> payments.Payment:
     """A payment of the task waiting for the yes, made through the payments API."""
     meta = nod.meta("ada")
     with grpc.insecure_channel(nod.addresses["claims"]) as channel:
@@ -231,15 +231,33 @@ def _payment_for(nod, task_id: str) -> payments.Payment:
     card = next(i for i in items.items if i.kind == claims.ENTRY_KIND_CARD)
     with grpc.insecure_channel(nod.addresses["payments"]) as channel:
         reply = payments_pb2_grpc.PaymentsServiceStub(channel).CreatePayment(
-            payments.CreatePaymentRequest(
-                request_id=f"test-stopped-{uuid.uuid4().hex}", task_id=task_id,
-                merchant_origin=nod.urls["shop"], amount_minor=2500, currency="EUR",
-                description="Desk lamp", card_item_id=card.id, card_label=card.fields["number"],
-            ),
+            payments.CreatePaymentRequest(**{
+                "request_id": f"test-stopped-{uuid.uuid4().hex}", "task_id": task_id,
+                "merchant_origin": nod.urls["shop"], "amount_minor": 2500, "currency": "EUR",
+                "description": "Desk lamp", "card_item_id": card.id,
+                "card_label": card.fields["number"], **overrides,
+            }),
             metadata=meta,
             timeout=10,
         )  # fmt: skip
     return reply.payment
+
+
+async def test_a_look_alike_shop_is_shown_on_the_yes_as_the_name_it_is(nod, ada):
+    # "shоp" with a Cyrillic о: the person must not read it as the shop.
+    look_alike = "http://sh\u043ep.example"
+    payment = _payment_for(
+        nod, f"task-look-alike-{uuid.uuid4()}", merchant_origin=look_alike,
+        hosted_payment_origins=["https://p\u0430y.example"],
+    )  # fmt: skip
+    assert payment.merchant_origin == "http://xn--shp-ted.example"
+
+    page = ada.page
+    await page.goto("/decisions")
+    card = page.locator(f"#payment-{payment.id}")
+    await expect(card).to_contain_text("http://xn--shp-ted.example")
+    await expect(card).to_contain_text("https://xn--py-7kc.example")
+    assert "sh\u043ep" not in await page.content()
 
 
 def _payment_state(nod, payment_id: str) -> int:

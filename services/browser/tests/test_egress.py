@@ -28,11 +28,16 @@ from nodkit.client import NodRpcError, open_channel
 from nodkit.networks import parse_networks
 from nodtest.addresses import BROWSER_ALLOWED_NETWORKS, SITE_HOST
 from nodtest.browser import browser_open, browser_read, control_ref, poll
+from nodtest.claims import put_login
 from nodtest.metrics import scrape
 
 from .conftest import browser_settings
+from .test_bindings import login_page, login_request
+from .test_sessions import refused
 
 REFUSED = "This address is not open to the browser."
+# "shоp.test" with a Cyrillic о, as Chromium asks for it.
+LOOK_ALIKE = "xn--shp-ted.test"
 METADATA = "169.254.169.254"
 
 
@@ -78,7 +83,7 @@ class Names:
         self.rebind_answers = 0
 
     async def resolve(self, host: str, port: int):
-        if host == "shop.test":
+        if host in ("shop.test", LOOK_ALIKE):
             return [ipaddress.ip_address(SITE_HOST)]
         if host == "inside.test":
             return [ipaddress.ip_address("127.0.0.1")]
@@ -169,8 +174,12 @@ def pages(inside_url: str) -> list[web.RouteDef]:
             "</script>"
         )
 
+    async def sign_in(request):
+        return web.Response(text=login_page("/login"), content_type="text/html")
+
     return [
         web.get("/", home),
+        web.get("/login", sign_in),
         web.get("/to-inside", to_inside),
         web.get("/frame", frame),
         web.get("/popup", popup),
@@ -341,6 +350,27 @@ async def test_an_allowed_test_address_works_by_address_and_name(guarded, as_per
     ws_url = f"ws://{SITE_HOST}:{port}/echo"
     await goto(stub, as_person, session_id, f"{site.url}/socket?to={ws_url}")
     assert "echo: hello" in await text_becomes(stub, as_person, session_id, "echo", "failed")
+
+
+async def test_a_look_alike_name_is_the_other_site_it_is(guarded, vault_stub, as_person, site):
+    """A page at "shоp.test" (Cyrillic о) reads as xn--shp-ted.test, and the
+    login saved for shop.test is not typed there; saved with the look-alike
+    written in Unicode, the binding is the punycode name, as the page's."""
+    stub, _ = await guarded()
+    shop = f"http://shop.test:{site.port}"
+    login = await put_login(vault_stub, as_person, origin=shop)
+    session_id, page = await browser_open(stub, as_person, f"http://sh\u043ep.test:{site.port}/login")
+    assert page.url == f"http://{LOOK_ALIKE}:{site.port}/login"
+
+    error = await refused(
+        stub.EnterPrivate(login_request(session_id, page, login.id), metadata=as_person)
+    )
+
+    assert error.reason == "PAGE_NOT_BOUND"
+    assert error.message.startswith(f"this page belongs to http://{LOOK_ALIKE}:{site.port}, not")
+    assert not any(f.filled for f in (await browser_read(stub, as_person, session_id)).fields)
+    spelled = await put_login(vault_stub, as_person, origin=f"http://sh\u043ep.test:{site.port}")
+    assert spelled.origin == f"http://{LOOK_ALIKE}:{site.port}"
 
 
 async def test_a_rebinding_name_never_reaches_loopback(guarded, as_person, site, log_tee):

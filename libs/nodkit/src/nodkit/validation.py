@@ -9,6 +9,8 @@ import re
 import uuid
 from urllib.parse import urlsplit
 
+import idna
+
 from nodkit.cards import contains_card_number
 from nodkit.errors import InvalidArgument
 
@@ -63,7 +65,8 @@ def text(field: str, value: str, *, max_length: int, required: bool = False) -> 
 
 
 def origin(field: str, value: str) -> str:
-    """A web origin, normalised to scheme://host[:port] in lower case."""
+    """A web origin, normalised to scheme://host[:port] in lower case, an
+    internationalised name in its ASCII (punycode) form."""
     if not value:
         raise InvalidArgument(field, "is required")
     try:
@@ -89,8 +92,23 @@ def _normalised_origin(value: str) -> str:
     except ValueError:
         raise ValueError("has an invalid port") from None
     default_port = {"http": 80, "https": 443}[parts.scheme]
-    host = parts.hostname.lower()
+    host = _ascii_host(parts.hostname.lower())
     if ":" in host:
         host = f"[{host}]"
     suffix = f":{port}" if port and port != default_port else ""
     return f"{parts.scheme}://{host}{suffix}"
+
+
+def _ascii_host(host: str) -> str:
+    """An internationalised host name as the browser reports it: punycode.
+
+    It is what a page's origin is compared with, and what the person is
+    shown, so a look-alike ("shоp.example" with a Cyrillic о) reads as the
+    other name it is (xn--shp-ted.example). ASCII names are left as they
+    are: the strict IDNA rules refuse names browsers accept (underscores)."""
+    if host.isascii():
+        return host
+    try:
+        return idna.encode(host, uts46=True).decode("ascii")
+    except idna.IDNAError:
+        raise ValueError("has a host name that is not a valid internationalised name") from None
