@@ -14,14 +14,22 @@ from nodtest.addresses import OTHER_SITE_HOST, SITE_HOST
 async def two_origin_site(routes: list[web.RouteDef]) -> AsyncIterator[tuple[str, str]]:
     """Serves `routes`; yields the page's base URL and the frames' (the same
     server, another origin)."""
+    async with site_on((SITE_HOST, OTHER_SITE_HOST), routes) as (page, frame):
+        yield page, frame
+
+
+@contextlib.asynccontextmanager
+async def site_on(hosts: tuple[str, ...], routes: list[web.RouteDef]) -> AsyncIterator[list[str]]:
+    """Serves `routes` on each of `hosts` at one port; yields their base URLs."""
     app = web.Application()
     app.add_routes(routes)
     runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.5)
     await runner.setup()
-    await web.TCPSite(runner, SITE_HOST, 0).start()
+    await web.TCPSite(runner, hosts[0], 0).start()
     port = runner.addresses[0][1]
-    await web.TCPSite(runner, OTHER_SITE_HOST, port).start()
+    for host in hosts[1:]:
+        await web.TCPSite(runner, host, port).start()
     try:
-        yield f"http://{SITE_HOST}:{port}", f"http://{OTHER_SITE_HOST}:{port}"
+        yield [f"http://{host}:{port}" for host in hosts]
     finally:
         await runner.cleanup()

@@ -5,17 +5,18 @@ frame slow to answer is still read; one whose document never comes is left
 out, and the read stands."""
 
 import asyncio
+import json
 import time
 
 import pytest
 from aiohttp import web
 
 from nod.claims.v1 import claims_pb2
-from nodtest.addresses import OTHER_SITE_HOST
+from nodtest.addresses import OTHER_SITE_HOST, SITE_HOST
 from nodtest.browser import bound_card, browser_open, browser_read, enter_request, poll
 from nodtest.claims import CANARY_CARD, put_card
 
-from .sites import two_origin_site
+from .sites import site_on, two_origin_site
 
 # The page counts what each frame tells it it holds (lengths, never values).
 PAGE = """<!doctype html><title>Pay</title><h1>Pay</h1>
@@ -168,3 +169,86 @@ async def test_a_card_frame_slow_to_answer_is_read_and_a_hung_one_left_out(
     assert {f.title for f in page.frames if f.parent_frame_id} == {"number"}, page.frames
     # Within the read's own bound (the runner's 5 s action timeout here).
     assert took < 5.0, took
+
+
+# A payment provider's card frame (on 127.0.0.3) that sends the number it
+# holds to the provider's API on a third origin (127.0.0.4) to make a token,
+# as Stripe's frame on js.stripe.com posts to api.stripe.com.
+API_HOST = "127.0.0.4"
+TOKEN_PAGE = """<!doctype html><title>Pay</title><h1>Pay</h1>
+<iframe name="card" src="{frame}/card"></iframe>"""
+TOKEN_FRAME = """<!doctype html><title>card</title>
+<label for="n">Card number</label><input id="n" autocomplete="cc-number">
+<label for="e">Expiry</label><input id="e" autocomplete="cc-exp">
+<script>const n = document.getElementById('n');
+n.addEventListener('input', () => {{ if (n.value.length === 16)
+  fetch('{api}/tokens', {{method: 'POST', mode: 'no-cors', body: n.value}}); }});</script>"""
+
+
+@pytest.fixture
+async def tokenizing_site():
+    urls: dict = {"tokens": []}
+
+    async def page(request):
+        return web.Response(text=TOKEN_PAGE.format(frame=urls["frame"]), content_type="text/html")
+
+    async def card(request):
+        return web.Response(text=TOKEN_FRAME.format(api=urls["api"]), content_type="text/html")
+
+    async def tokens(request):
+        urls["tokens"].append(await request.text())
+        return web.Response(text="tok_1")
+
+    routes = [web.get("/", page), web.get("/card", card), web.post("/tokens", tokens)]
+    async with site_on((SITE_HOST, OTHER_SITE_HOST, API_HOST), routes) as (base, frame, api):
+        urls.update(page=f"{base}/", frame=frame, api=api)
+        yield urls
+
+
+@pytest.mark.parametrize("api_named", [True, False], ids=["api-on-the-yes", "api-not-named"])
+async def test_the_providers_own_api_gets_the_card_only_when_the_yes_named_it(
+    browser_stub, claims_stub, vault_stub, as_person, tokenizing_site, api_named, log_tee
+):
+    """The card may go to the origins the person said yes to; a provider's
+    API on an origin of its own is one of them only if the payment named
+    it (hosted_payment_origins). Not named, the frame's request is stopped.
+    The claim then ends UNCERTAIN if the stop came while the entry ran; a
+    request the last keystroke set off may come just after the entry ended
+    SUBMITTED (there is no submit to wait for), and is stopped and logged
+    all the same."""
+    site = tokenizing_site
+    card = await put_card(vault_stub, as_person)
+    session_id, page = await browser_open(browser_stub, as_person, site["page"])
+    kinds = {f.private_kind: f for f in page.fields}
+    request = enter_request(
+        session_id,
+        card.id,
+        claims_pb2.ENTRY_KIND_CARD,
+        {"number": kinds["card_number"].ref, "expiry": kinds["card_expiry"].ref},
+        "",
+    )
+    hosted = [site["frame"], site["api"]] if api_named else [site["frame"]]
+    await bound_card(
+        claims_stub, as_person, request, site["page"].rstrip("/"), hosted_payment_origins=hosted
+    )
+
+    reply = await browser_stub.EnterPrivate(request, metadata=as_person)
+
+    assert reply.entered
+    if api_named:
+        assert reply.claim.state == claims_pb2.CLAIM_STATE_SUBMITTED
+        await poll(lambda: site["tokens"] or None, what="the provider's API to get the token call")
+        assert site["tokens"] == [CANARY_CARD]
+        return
+
+    def stopped():
+        lines = [json.loads(line) for line in log_tee.lines if '"value_guard.stopped"' in line]
+        return [line for line in lines if line["destination"] == site["api"]]
+
+    (stop,) = await poll(stopped, what="the guard to stop the token call")
+    assert stop["session_id"] == session_id
+    if stop["entry_running"]:
+        assert reply.claim.state == claims_pb2.CLAIM_STATE_UNCERTAIN
+        assert reply.claim.reason.startswith(f"the page tried to send the values to {site['api']}")
+    await asyncio.sleep(0.3)  # anything let through would have arrived
+    assert all(CANARY_CARD not in body for body in site["tokens"])
