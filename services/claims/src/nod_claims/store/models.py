@@ -110,7 +110,10 @@ claims = sa.Table(
 
 # Where a card may be entered under one card operation (G13): registered by
 # the payments service when the card entry starts, once per operation, and
-# never changed. A card claim is granted only under its binding.
+# never changed. A card claim is granted only under its binding. Kept, not
+# pruned: one small row per card payment, part of the record of where a card
+# was allowed, as the claims it governs are (and pruning one would let its
+# operation id be bound anew).
 card_bindings = sa.Table(
     "card_bindings",
     metadata,
