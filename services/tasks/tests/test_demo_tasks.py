@@ -11,6 +11,7 @@ from nodtest.demo import shop_count
 from .support import (
     begin,
     ended,
+    one_time_code,
     say_yes_to_action,
     say_yes_to_payment,
     steps_of,
@@ -43,6 +44,7 @@ async def test_sign_in_with_the_saved_login_and_a_code(tasks_stub, demo_person, 
     await sign_in(tasks_stub, demo_person, task)
     done = await wait_for(tasks_stub, demo_person.meta, task.id, ended)
     assert done.state == pb.TASK_STATE_DONE, done.message
+    assert (done.outcome, done.outcome_reason) == (pb.TASK_OUTCOME_DONE, "")
     assert shop_count(shop_site, "login") == 1 and shop_count(shop_site, "otp") == 1
     tools = [s.tool for s in await steps_of(tasks_stub, demo_person.meta, task.id)]
     assert tools == [
@@ -52,6 +54,29 @@ async def test_sign_in_with_the_saved_login_and_a_code(tasks_stub, demo_person, 
         "enter_from_private_form",
         "finish",
     ]
+
+
+async def test_a_code_the_shop_refused_ends_not_done_whatever_the_model_says(
+    tasks_stub, demo_person, shop_site
+):
+    task = await begin(tasks_stub, demo_person, DEMO_TASKS["sign_in"])
+    task = await wait_for(tasks_stub, demo_person.meta, task.id, FORM)
+    right = one_time_code()
+    wrong = f"{(int(right) + 1) % 1_000_000:06d}"
+    await submit_code(tasks_stub, demo_person, task, wrong)
+
+    done = await wait_for(tasks_stub, demo_person.meta, task.id, ended)
+
+    assert done.state == pb.TASK_STATE_DONE
+    assert (done.outcome, done.outcome_reason) == (pb.TASK_OUTCOME_NOT_DONE, "CODE_NOT_ACCEPTED")
+    steps = await steps_of(tasks_stub, demo_person.meta, task.id)
+    entered = steps[done.outcome_step - 1]
+    assert entered.tool == "enter_from_private_form"
+    assert (entered.check, entered.form_kind) == (
+        pb.ENTRY_CHECK_DID_NOT_WORK,
+        pb.FORM_KIND_ONE_TIME_CODE,
+    )
+    assert shop_count(shop_site, "otp") == 1
 
 
 async def test_buy_with_a_payment_yes(tasks_stub, demo_person, shop_site):
@@ -65,7 +90,9 @@ async def test_buy_with_a_payment_yes(tasks_stub, demo_person, shop_site):
     await submit_security_code(tasks_stub, demo_person, code)
     done = await wait_for(tasks_stub, demo_person.meta, task.id, ended)
     assert done.state == pb.TASK_STATE_DONE, done.message
-    assert "paid" in done.message
+    assert done.outcome == pb.TASK_OUTCOME_DONE and "paid" in done.message
+    (pay,) = [s for s in await steps_of(tasks_stub, demo_person.meta, task.id) if s.tool == "pay"]
+    assert pay.paid == pb.PAID_OUTCOME_PAID and pay.page_origin == shop_site.url
     assert shop_count(shop_site, "login") == 1 and shop_count(shop_site, "checkout") == 1
 
 
@@ -75,13 +102,15 @@ async def test_send_a_note_with_a_yes(tasks_stub, demo_person, webhook_app):
     await say_yes_to_action(demo_person, asked)
     done = await wait_for(tasks_stub, demo_person.meta, task.id, ended)
     assert done.state == pb.TASK_STATE_DONE, done.message
+    assert done.outcome == pb.TASK_OUTCOME_DONE
     assert [r["body"] for r in webhook_app.received] == [{"text": "hello from nod"}]
 
 
 async def test_stopped_at_the_code_form_then_continued(tasks_stub, demo_person, shop_site):
     """Stopped while the code form was open, then Continue: the form's step
     ended NOT_RUN by the Stop (it waited for the person, no run held it),
-    so the planner says so and ends; nothing is entered again."""
+    so the planner says so and ends, and the task didn't finish because of
+    the Stop; nothing is entered again."""
     task = await begin(tasks_stub, demo_person, DEMO_TASKS["sign_in"])
     await wait_for(tasks_stub, demo_person.meta, task.id, FORM)
     await tasks_stub.Stop(pb.StopRequest(task_id=task.id), metadata=demo_person.meta)
@@ -91,7 +120,10 @@ async def test_stopped_at_the_code_form_then_continued(tasks_stub, demo_person, 
     )
     done = await wait_for(tasks_stub, demo_person.meta, task.id, lambda t: t.run == 2 and ended(t))
     assert done.state == pb.TASK_STATE_DONE, done.message
-    assert "the task was stopped before the person answered" in done.message
+    assert (done.outcome, done.outcome_reason) == (pb.TASK_OUTCOME_NOT_DONE, "STOPPED")
+    asked = (await steps_of(tasks_stub, demo_person.meta, task.id))[done.outcome_step - 1]
+    assert (asked.tool, asked.reason_code) == ("ask_private_form", "STOPPED")
+    assert asked.form_kind == pb.FORM_KIND_ONE_TIME_CODE
     assert shop_count(shop_site, "login") == 1 and shop_count(shop_site, "otp") == 0
     tools = [s.tool for s in await steps_of(tasks_stub, demo_person.meta, task.id)]
     assert tools.count("enter_saved_login") == 1 and "enter_from_private_form" not in tools

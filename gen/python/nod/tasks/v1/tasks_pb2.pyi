@@ -166,6 +166,87 @@ FORM_KIND_LOGIN: FormKind.ValueType  # 3
 FORM_KIND_SECURITY_CODE: FormKind.ValueType  # 4
 Global___FormKind: _TypeAlias = FormKind  # noqa: Y015
 
+class _TaskOutcome:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _TaskOutcomeEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_TaskOutcome.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    TASK_OUTCOME_UNSPECIFIED: _TaskOutcome.ValueType  # 0
+    """The task has not ended."""
+    TASK_OUTCOME_DONE: _TaskOutcome.ValueType  # 1
+    """What was asked happened, as far as nod can tell."""
+    TASK_OUTCOME_NOT_DONE: _TaskOutcome.ValueType  # 2
+    """It didn't finish: outcome_reason says why."""
+    TASK_OUTCOME_MAY_HAVE_HAPPENED: _TaskOutcome.ValueType  # 3
+    """Something in it may have happened (an UNCERTAIN step nobody resolved):
+    the person checks (outcome_step names it).
+    """
+
+class TaskOutcome(_TaskOutcome, metaclass=_TaskOutcomeEnumTypeWrapper):
+    """How an ended task came out for the person, beside its state (which says
+    how it ended: done, failed, stopped, interrupted). Judged by the tasks
+    service from the steps' own results, which overrule what the model said:
+    a sign-in the site refused can't end DONE. Recomputed when the person
+    resolves an uncertain step.
+    """
+
+TASK_OUTCOME_UNSPECIFIED: TaskOutcome.ValueType  # 0
+"""The task has not ended."""
+TASK_OUTCOME_DONE: TaskOutcome.ValueType  # 1
+"""What was asked happened, as far as nod can tell."""
+TASK_OUTCOME_NOT_DONE: TaskOutcome.ValueType  # 2
+"""It didn't finish: outcome_reason says why."""
+TASK_OUTCOME_MAY_HAVE_HAPPENED: TaskOutcome.ValueType  # 3
+"""Something in it may have happened (an UNCERTAIN step nobody resolved):
+the person checks (outcome_step names it).
+"""
+Global___TaskOutcome: _TypeAlias = TaskOutcome  # noqa: Y015
+
+class _EntryCheck:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _EntryCheckEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_EntryCheck.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    ENTRY_CHECK_UNSPECIFIED: _EntryCheck.ValueType  # 0
+    ENTRY_CHECK_WORKED: _EntryCheck.ValueType  # 1
+    ENTRY_CHECK_DID_NOT_WORK: _EntryCheck.ValueType  # 2
+    ENTRY_CHECK_UNCLEAR: _EntryCheck.ValueType  # 3
+
+class EntryCheck(_EntryCheck, metaclass=_EntryCheckEnumTypeWrapper):
+    """What the page said after a private entry (a sign-in, a code, a card)."""
+
+ENTRY_CHECK_UNSPECIFIED: EntryCheck.ValueType  # 0
+ENTRY_CHECK_WORKED: EntryCheck.ValueType  # 1
+ENTRY_CHECK_DID_NOT_WORK: EntryCheck.ValueType  # 2
+ENTRY_CHECK_UNCLEAR: EntryCheck.ValueType  # 3
+Global___EntryCheck: _TypeAlias = EntryCheck  # noqa: Y015
+
+class _PaidOutcome:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _PaidOutcomeEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_PaidOutcome.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    PAID_OUTCOME_UNSPECIFIED: _PaidOutcome.ValueType  # 0
+    PAID_OUTCOME_PAID: _PaidOutcome.ValueType  # 1
+    PAID_OUTCOME_DECLINED: _PaidOutcome.ValueType  # 2
+    PAID_OUTCOME_UNKNOWN: _PaidOutcome.ValueType  # 3
+    PAID_OUTCOME_NOT_YET: _PaidOutcome.ValueType  # 4
+    """The shop shows its review page: the order is not placed yet."""
+
+class PaidOutcome(_PaidOutcome, metaclass=_PaidOutcomeEnumTypeWrapper):
+    """What the shop's page said after the card went in."""
+
+PAID_OUTCOME_UNSPECIFIED: PaidOutcome.ValueType  # 0
+PAID_OUTCOME_PAID: PaidOutcome.ValueType  # 1
+PAID_OUTCOME_DECLINED: PaidOutcome.ValueType  # 2
+PAID_OUTCOME_UNKNOWN: PaidOutcome.ValueType  # 3
+PAID_OUTCOME_NOT_YET: PaidOutcome.ValueType  # 4
+"""The shop shows its review page: the order is not placed yet."""
+Global___PaidOutcome: _TypeAlias = PaidOutcome  # noqa: Y015
+
 class _Resolution:
     ValueType = _typing.NewType("ValueType", _builtins.int)
     V: _TypeAlias = ValueType  # noqa: Y015
@@ -246,6 +327,9 @@ class Task(_message.Message):
     STEPS_FIELD_NUMBER: _builtins.int
     CREATED_AT_FIELD_NUMBER: _builtins.int
     UPDATED_AT_FIELD_NUMBER: _builtins.int
+    OUTCOME_FIELD_NUMBER: _builtins.int
+    OUTCOME_REASON_FIELD_NUMBER: _builtins.int
+    OUTCOME_STEP_FIELD_NUMBER: _builtins.int
     id: _builtins.str
     state: Global___TaskState.ValueType
     text: _builtins.str
@@ -255,6 +339,20 @@ class Task(_message.Message):
     run: _builtins.int
     """How many runs: 1, then one more for every Continue."""
     steps: _builtins.int
+    outcome: Global___TaskOutcome.ValueType
+    """Set once the task has ended (and while it waits after an end that
+    Continue has not followed): see TaskOutcome.
+    """
+    outcome_reason: _builtins.str
+    """Why it is not DONE, one code of those listed at Step.reason_code plus:
+    SIGN_IN_REFUSED, CODE_NOT_ACCEPTED, SIGN_IN_UNCLEAR, PAYMENT_DECLINED,
+    PAYMENT_NOT_APPROVED, PAYMENT_UNKNOWN, APP_ACTION_FAILED,
+    APP_ACTION_NOT_RUN, ENTRY_UNCERTAIN, PAYMENT_UNCERTAIN,
+    APP_ACTION_UNCERTAIN, STEP_UNCERTAIN, NOT_FINISHED (the model said it
+    could not), RUN_FAILED (task.message says why), INTERRUPTED, STOPPED.
+    """
+    outcome_step: _builtins.int
+    """The step the outcome comes from, if one does (0: none)."""
     @_builtins.property
     def wait(self) -> Global___Wait:
         """Set while WAITING."""
@@ -275,10 +373,13 @@ class Task(_message.Message):
         steps: _builtins.int = ...,
         created_at: _timestamp_pb2.Timestamp | None = ...,
         updated_at: _timestamp_pb2.Timestamp | None = ...,
+        outcome: Global___TaskOutcome.ValueType = ...,
+        outcome_reason: _builtins.str = ...,
+        outcome_step: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "updated_at", b"updated_at", "wait", b"wait"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "id", b"id", "message", b"message", "run", b"run", "state", b"state", "steps", b"steps", "text", b"text", "updated_at", b"updated_at", "wait", b"wait"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "id", b"id", "message", b"message", "outcome", b"outcome", "outcome_reason", b"outcome_reason", "outcome_step", b"outcome_step", "run", b"run", "state", b"state", "steps", b"steps", "text", b"text", "updated_at", b"updated_at", "wait", b"wait"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -302,6 +403,12 @@ class Step(_message.Message):
     RESOLUTION_FIELD_NUMBER: _builtins.int
     STARTED_AT_FIELD_NUMBER: _builtins.int
     ENDED_AT_FIELD_NUMBER: _builtins.int
+    REASON_CODE_FIELD_NUMBER: _builtins.int
+    CHECK_FIELD_NUMBER: _builtins.int
+    PAID_FIELD_NUMBER: _builtins.int
+    PAGE_ORIGIN_FIELD_NUMBER: _builtins.int
+    PAGE_TITLE_FIELD_NUMBER: _builtins.int
+    FORM_KIND_FIELD_NUMBER: _builtins.int
     number: _builtins.int
     tool: _builtins.str
     arguments: _builtins.str
@@ -316,6 +423,23 @@ class Step(_message.Message):
     payment_id: _builtins.str
     resolution: Global___Resolution.ValueType
     """For an uncertain step, what the person found when they checked."""
+    reason_code: _builtins.str
+    """Typed facts for a reader (the person's timeline words them; `result`
+    and `reason` are written for the model). Why it failed or was not run:
+    a code, e.g. REPEATS_A_STEP, LOGIN_DIDNT_GET_THROUGH, NO_SUCH_ITEM,
+    READ_THE_PAGE_FIRST, BAD_ARGUMENTS, PAGE_GONE, PERSON_SAID_NO,
+    EXPIRED, STOPPED, a refusal of the browser (PAGE_NOT_BOUND,
+    WRONG_FIELD_KIND, SUBMITS_ELSEWHERE, ADDRESS_NOT_ALLOWED,
+    TOO_MANY_SESSIONS, ...), or STEP_REFUSED / STEP_FAILED when no more
+    is known; empty for a step that went through.
+    """
+    check: Global___EntryCheck.ValueType
+    paid: Global___PaidOutcome.ValueType
+    page_origin: _builtins.str
+    """The page the step left the browser on."""
+    page_title: _builtins.str
+    form_kind: Global___FormKind.ValueType
+    """enter_from_private_form and ask_private_form: what the form held."""
     @_builtins.property
     def started_at(self) -> _timestamp_pb2.Timestamp: ...
     @_builtins.property
@@ -335,10 +459,16 @@ class Step(_message.Message):
         resolution: Global___Resolution.ValueType = ...,
         started_at: _timestamp_pb2.Timestamp | None = ...,
         ended_at: _timestamp_pb2.Timestamp | None = ...,
+        reason_code: _builtins.str = ...,
+        check: Global___EntryCheck.ValueType = ...,
+        paid: Global___PaidOutcome.ValueType = ...,
+        page_origin: _builtins.str = ...,
+        page_title: _builtins.str = ...,
+        form_kind: Global___FormKind.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["ended_at", b"ended_at", "started_at", b"started_at"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["approval_id", b"approval_id", "arguments", b"arguments", "claim_id", b"claim_id", "ended_at", b"ended_at", "number", b"number", "payment_id", b"payment_id", "reason", b"reason", "resolution", b"resolution", "result", b"result", "started_at", b"started_at", "state", b"state", "tool", b"tool"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["approval_id", b"approval_id", "arguments", b"arguments", "check", b"check", "claim_id", b"claim_id", "ended_at", b"ended_at", "form_kind", b"form_kind", "number", b"number", "page_origin", b"page_origin", "page_title", b"page_title", "paid", b"paid", "payment_id", b"payment_id", "reason", b"reason", "reason_code", b"reason_code", "resolution", b"resolution", "result", b"result", "started_at", b"started_at", "state", b"state", "tool", b"tool"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

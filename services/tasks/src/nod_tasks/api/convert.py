@@ -4,9 +4,12 @@ import json
 from typing import Any
 
 from nod.tasks.v1 import tasks_pb2 as pb
+from nod_tasks.domain.checks import Check
 from nod_tasks.domain.events import StepView, TaskEvent
+from nod_tasks.domain.pages import origin_of
+from nod_tasks.domain.reasons import Reason
 from nod_tasks.domain.steps import Resolution, StepState
-from nod_tasks.domain.tasks import FormKind, TaskRecord, TaskState, Wait, WaitKind
+from nod_tasks.domain.tasks import FormKind, Outcome, TaskRecord, TaskState, Wait, WaitKind
 from nodkit.enums import ProtoEnum
 from nodkit.timestamps import to_proto
 
@@ -15,6 +18,21 @@ STEP_STATES = ProtoEnum(pb.StepState, StepState)
 WAIT_KINDS = ProtoEnum(pb.WaitKind, WaitKind)
 FORM_KINDS = ProtoEnum(pb.FormKind, FormKind)
 RESOLUTIONS = ProtoEnum(pb.Resolution, Resolution)
+OUTCOMES = ProtoEnum(pb.TaskOutcome, Outcome)
+ENTRY_CHECKS = {
+    Check.WORKED.value: pb.ENTRY_CHECK_WORKED,
+    Check.DID_NOT_WORK.value: pb.ENTRY_CHECK_DID_NOT_WORK,
+    Check.UNCLEAR.value: pb.ENTRY_CHECK_UNCLEAR,
+}
+PAID = {
+    "paid": pb.PAID_OUTCOME_PAID,
+    "declined": pb.PAID_OUTCOME_DECLINED,
+    "unknown": pb.PAID_OUTCOME_UNKNOWN,
+    "not_yet": pb.PAID_OUTCOME_NOT_YET,
+}
+# A step that failed or was not run, with no more precise code recorded
+# (one of an earlier version, or a refusal with none of its own).
+FALLBACK_CODES = {StepState.NOT_RUN: Reason.STEP_REFUSED, StepState.FAILED: Reason.STEP_FAILED}
 
 
 def wait_to_pb(wait: Wait | None) -> pb.Wait | None:
@@ -32,6 +50,7 @@ def wait_to_pb(wait: Wait | None) -> pb.Wait | None:
 
 
 def task_to_pb(task: TaskRecord) -> pb.Task:
+    judged = task.outcome
     return pb.Task(
         id=task.id,
         state=TASK_STATES.proto(task.state),
@@ -42,6 +61,9 @@ def task_to_pb(task: TaskRecord) -> pb.Task:
         steps=task.steps,
         created_at=to_proto(task.created_at),
         updated_at=to_proto(task.updated_at),
+        outcome=OUTCOMES.proto(judged.outcome) if judged else pb.TASK_OUTCOME_UNSPECIFIED,
+        outcome_reason=judged.reason if judged else "",
+        outcome_step=judged.step if judged else 0,
     )
 
 
@@ -63,7 +85,24 @@ def step_to_pb(step: StepView) -> pb.Step:
         resolution=RESOLUTIONS.proto(step.resolution),
         started_at=to_proto(step.started_at),
         ended_at=to_proto(step.ended_at),
+        **_facts(step),
     )
+
+
+def _facts(step: StepView) -> dict[str, Any]:
+    """What a reader words of a step, from its typed record and the view
+    its result gave the model (check, paid and page are in that view)."""
+    view = step.result or {}
+    page = view.get("page") if isinstance(view.get("page"), dict) else {}
+    code = step.code or FALLBACK_CODES.get(step.state, "")
+    return {
+        "reason_code": code,
+        "check": ENTRY_CHECKS.get(str(view.get("check", "")), pb.ENTRY_CHECK_UNSPECIFIED),
+        "paid": PAID.get(str(view.get("paid", "")), pb.PAID_OUTCOME_UNSPECIFIED),
+        "page_origin": origin_of(str(page.get("url", ""))),
+        "page_title": str(page.get("title", "")),
+        "form_kind": FORM_KINDS.proto(FormKind(step.form_kind)) if step.form_kind else 0,
+    }
 
 
 def event_to_pb(event: TaskEvent) -> pb.TaskEvent:

@@ -57,7 +57,7 @@ class TasksServicer(tasks_pb2_grpc.TasksServiceServicer):
 
     async def Stop(self, request, context) -> pb.StopResponse:
         task_id = validation.uuid_id("task_id", request.task_id) if request.task_id else None
-        stopped = await self._stopper.stop(current_user(), task_id)
+        stopped = await self._tasks.judged(await self._stopper.stop(current_user(), task_id))
         return pb.StopResponse(tasks=[task_to_pb(t) for t in stopped])
 
     async def Continue(self, request, context) -> pb.ContinueResponse:

@@ -31,6 +31,7 @@ from nod_tasks.app.in_turn import InTurn, each_few_at_once
 from nod_tasks.domain import orders, steps, tools, waits
 from nod_tasks.domain.checks import PaymentOutcome
 from nod_tasks.domain.outside import ClaimState, Entry, EntryKind, PaymentState
+from nod_tasks.domain.reasons import Reason
 from nod_tasks.domain.steps import StepEnd, StepRecord, StepState
 from nod_tasks.domain.tasks import TaskRecord, TaskState
 from nod_tasks.store.database import Database
@@ -190,7 +191,7 @@ class Endings:
                 payment = await self._peers.payments.get(task.owner, step.payment_id)
                 ends.append((step, waits.payment_end_after_stop(payment)))
             else:
-                ends.append((step, steps.not_run(waits.STOPPED_WAITING)))
+                ends.append((step, steps.not_run(waits.STOPPED_WAITING, code=Reason.STOPPED)))
         return ends
 
     async def _settle_payment(self, task: TaskRecord, step: StepRecord) -> bool:

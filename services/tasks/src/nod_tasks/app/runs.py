@@ -241,7 +241,9 @@ class Run:
         try:
             await faults.point("tasks.tool_call_running")
             if planned.refused:
-                goes_on = await self._end_step(ctx, steps.not_run(planned.refused))
+                goes_on = await self._end_step(
+                    ctx, steps.not_run(planned.refused, code=planned.refused_code)
+                )
             else:
                 goes_on = await self._run_and_end(ctx, planned)
         except asyncio.CancelledError:

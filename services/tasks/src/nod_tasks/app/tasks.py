@@ -1,11 +1,12 @@
 """The person's calls on their tasks: start, read, watch and continue.
 Callers pass the person (`owner`); another person's task looks like none."""
 
-from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, replace
 
 from nod_tasks.domain import prompt
 from nod_tasks.domain.events import StepView, TaskEvent
+from nod_tasks.domain.outcomes import judge
 from nod_tasks.domain.tasks import (
     ENDED_STATES,
     Move,
@@ -15,7 +16,7 @@ from nod_tasks.domain.tasks import (
     check_task_text,
     refuse_unless_ended,
 )
-from nod_tasks.store.database import Database
+from nod_tasks.store.database import Database, Transaction
 from nod_tasks.store.tasks import Which
 from nodkit import faults, listing, validation
 from nodkit.errors import AlreadyExists, FailedPrecondition, NotFound
@@ -61,15 +62,22 @@ class Tasks:
         task_id = validation.uuid_id("task_id", task_id)
         async with self._db.reads() as tx:
             task = await tx.tasks.get(owner, task_id)
-        if task is None:
-            raise NotFound("no such task", reason="TASK_NOT_FOUND")
+            if task is None:
+                raise NotFound("no such task", reason="TASK_NOT_FOUND")
+            (task,) = await judged(tx, [task])
         return task
 
     async def list(
         self, owner: str, state: TaskState | None, page: listing.PageRequest
     ) -> listing.Page[TaskRecord]:
         async with self._db.reads() as tx:
-            return await tx.tasks.page_of(owner, state, page)
+            found = await tx.tasks.page_of(owner, state, page)
+            return replace(found, items=await judged(tx, found.items))
+
+    async def judged(self, tasks: Sequence[TaskRecord]) -> Sequence[TaskRecord]:
+        """The tasks, each ended one with its outcome."""
+        async with self._db.reads() as tx:
+            return await judged(tx, tasks)
 
     async def history(self, owner: str, task_id: str, after: int, limit: int) -> History:
         task = await self.get(owner, task_id)
@@ -94,6 +102,8 @@ class Tasks:
                 async with self._db.snapshot() as tx:
                     events = await tx.events(task.id, after, MAX_EVENTS)
                     task = await tx.tasks.get(owner, task.id) or task
+                    if events:
+                        (task,) = await judged(tx, [task])
                 for event in events:
                     after = event.number
                     yield event, task
@@ -138,3 +148,13 @@ class Tasks:
             await tx.say(task.id, prompt.Said(f"The person says: {text}"))
         await faults.point("tasks.continue_received")
         return moved[0]
+
+
+async def judged(tx: Transaction, tasks: Sequence[TaskRecord]) -> list[TaskRecord]:
+    """Each ended task with its outcome, judged from its steps' facts (one
+    read for all of them); a task still going has none."""
+    facts = await tx.steps.facts_of([task.id for task in tasks if task.state in ENDED_STATES])
+    return [
+        replace(task, outcome=judge(task.state, facts[task.id])) if task.id in facts else task
+        for task in tasks
+    ]

@@ -2,10 +2,12 @@
 ended, each model request's attempts. Numbered 1, 2, ... per task, so a
 watcher resumes after the last one it saw."""
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from nod_tasks.domain.results import StepResult
 from nod_tasks.domain.steps import Resolution, StepRecord, StepState
 from nod_tasks.domain.tasks import TaskState, Wait
 
@@ -26,6 +28,10 @@ class StepView:
     resolution: Resolution | None
     started_at: datetime | None = None
     ended_at: datetime | None = None
+    # For a reader: why it was not run or failed (domain.reasons), and what
+    # the private form it entered from held.
+    code: str = ""
+    form_kind: str = ""
 
     @classmethod
     def of(cls, step: StepRecord) -> "StepView":
@@ -42,7 +48,21 @@ class StepView:
             resolution=step.resolution,
             started_at=step.started_at,
             ended_at=step.ended_at,
+            code=code_of(step.result),
+            form_kind=form_kind_of(step.tool, step.arguments, step.result),
         )
+
+
+def code_of(result: StepResult | None) -> str:
+    return str(getattr(result, "code", ""))
+
+
+def form_kind_of(tool: str, arguments: Mapping[str, Any], result: StepResult | None) -> str:
+    """What the private form of an entry or an ask held: the entry's
+    result says; an ask's arguments name it."""
+    if (kind := str(getattr(result, "form_kind", ""))) or tool != "ask_private_form":
+        return kind
+    return str(arguments.get("kind", ""))
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,8 @@ class NotRun:
 
     TYPE: ClassVar[str] = "not_run"
     why: str
+    # Why, as a code a reader words (domain.reasons); `why` is the model's.
+    code: str = ""
 
     def for_model(self) -> JsonObject:
         return {"outcome": "not_run", "why": self.why}
@@ -41,6 +43,7 @@ class Failed:
     # Private entries: nothing was typed (a definite answer from the runner).
     nothing_typed: bool = False
     payment_id: str = ""
+    code: str = ""
 
     def for_model(self) -> JsonObject:
         view: JsonObject = {"outcome": "failed", "why": self.why}
@@ -57,6 +60,7 @@ class MayHaveHappened:
 
     TYPE: ClassVar[str] = "uncertain"
     why: str
+    code: str = ""
 
     def for_model(self) -> JsonObject:
         return {"outcome": "uncertain", "why": self.why}
@@ -92,6 +96,8 @@ class Submitted:
     # The saved login it entered, if any.
     login_id: str = ""
     opened_form: OpenedForm | None = None
+    # What the private form it entered from held (enter_from_private_form).
+    form_kind: str = ""
 
     def for_model(self) -> JsonObject:
         view: JsonObject = {
@@ -206,10 +212,19 @@ class Answered:
         return {"outcome": "done", "answer": self.answer}
 
 
+class Claimed(StrEnum):
+    """What the model said of the task when it finished; the steps' own
+    results may overrule it (domain.outcomes)."""
+
+    DONE = "done"
+    NOT_DONE = "not_done"
+
+
 @dataclass(frozen=True)
 class Finished:
     TYPE: ClassVar[str] = "finished"
     message: str
+    claimed: Claimed = Claimed.DONE
 
     def for_model(self) -> JsonObject:
         return {"outcome": "done", "message": self.message}

@@ -103,19 +103,28 @@ def operation_id(task_id: str, step: int) -> str:
     return f"task:{task_id}:step:{step}"
 
 
-def not_run(why: str, *, approval_id: str | None = None, payment_id: str | None = None) -> StepEnd:
-    result = NotRun(why)
+def not_run(
+    why: str,
+    *,
+    code: str = "",
+    approval_id: str | None = None,
+    payment_id: str | None = None,
+) -> StepEnd:
+    result = NotRun(why, code)
     return StepEnd(StepState.NOT_RUN, result, why, approval_id=approval_id, payment_id=payment_id)
 
 
-def failed(why: str, *, nothing_typed: bool = False, payment_id: str = "") -> StepEnd:
-    result = Failed(why, nothing_typed=nothing_typed, payment_id=payment_id)
+def failed(
+    why: str, *, code: str = "", nothing_typed: bool = False, payment_id: str = ""
+) -> StepEnd:
+    result = Failed(why, nothing_typed=nothing_typed, payment_id=payment_id, code=code)
     return StepEnd(StepState.FAILED, result, reason=why)
 
 
 def uncertain(
     why: str,
     *,
+    code: str = "",
     claim_id: str | None = None,
     approval_id: str | None = None,
     payment_id: str | None = None,
@@ -124,7 +133,7 @@ def uncertain(
     what = f"{why}; it may have happened: the person must check before anyone tries again"
     return StepEnd(
         StepState.UNCERTAIN,
-        MayHaveHappened(what),
+        MayHaveHappened(what, code),
         what,
         claim_id=claim_id,
         approval_id=approval_id,

@@ -130,6 +130,23 @@ class FilledForm:
     picked_login: bool
 
 
+class Outcome(StrEnum):
+    """How an ended task came out for the person (domain.outcomes judges it)."""
+
+    DONE = "done"
+    NOT_DONE = "not_done"
+    MAY_HAVE_HAPPENED = "may_have_happened"
+
+
+@dataclass(frozen=True)
+class Judged:
+    outcome: Outcome
+    # Why it is not done: a code (domain.reasons) a reader words.
+    reason: str = ""
+    # The step it comes from (0: none).
+    step: int = 0
+
+
 @dataclass(frozen=True)
 class TaskRecord:
     id: str
@@ -148,6 +165,8 @@ class TaskRecord:
     # The W3C trace context of the call that last queued it, when tracing:
     # its run joins that call's trace.
     traceparent: str | None = None
+    # Once it ended, how it came out (judged from its steps when read).
+    outcome: Judged | None = None
 
 
 def check_task_text(text: str, field_name: str = "text") -> str:

@@ -12,6 +12,7 @@ from typing import Any
 
 from nod_tasks.domain import steps
 from nod_tasks.domain.logins import types_secret
+from nod_tasks.domain.reasons import Reason
 from nod_tasks.domain.steps import NO_SUBJECT, StepEnd, StepRecord, Subject, call_key
 from nod_tasks.domain.tasks import FilledForm
 
@@ -259,7 +260,15 @@ TOOLS = [
         ("question",),
         waits=True,
     ),
-    Tool("finish", "End the task with a message for the person.", {"message": {"type": "string"}}),
+    Tool(
+        "finish",
+        "End the task with a message for the person. outcome: done when what the person"
+        " asked happened, not_done when it didn't (say why in the message).",
+        {
+            "message": {"type": "string"},
+            "outcome": {"type": "string", "enum": ["done", "not_done"]},
+        },
+    ),
 ]
 BY_NAME = {tool.name: tool for tool in TOOLS}
 # Reading, waiting and scrolling change nothing: repeating them is never a
@@ -340,6 +349,7 @@ class Planned:
     subject: Subject = NO_SUBJECT
     tool: Tool | None = None
     refused: str = ""
+    refused_code: str = ""
 
 
 def _has_nul(value: Any) -> bool:
@@ -357,26 +367,31 @@ def recordable_name(name: str) -> str:
     return name.replace("\x00", "")[:MAX_NAME]
 
 
+BAD = Reason.BAD_ARGUMENTS
+
+
 def plan_call(
     name: str, arguments: Arguments | None, earlier: list[StepRecord], forms: Forms
 ) -> Planned:
     recorded = recordable_name(name)
     if arguments is None:
-        return Planned(recorded, {}, refused="the arguments were not a JSON object")
+        return Planned(
+            recorded, {}, refused="the arguments were not a JSON object", refused_code=BAD
+        )
     if _has_nul(arguments) or len(json.dumps(arguments)) > MAX_ARGUMENTS:
         why = f"the arguments must hold no NUL characters and be at most {MAX_ARGUMENTS} long"
-        return Planned(recorded, {}, refused=why)
+        return Planned(recorded, {}, refused=why, refused_code=BAD)
     try:
         checked = check_call(name, arguments)
     except BadToolCall as bad:
-        return Planned(recorded, arguments, refused=str(bad))
+        return Planned(recorded, arguments, refused=str(bad), refused_code=BAD)
     repeated = identical_earlier_step(name, checked, earlier)
     if repeated is not None:
         why = (
             f"identical to step {repeated.number}, which is never run again;"
             " give new_action_reason if this is a new action"
         )
-        return Planned(name, checked, refused=why)
+        return Planned(name, checked, refused=why, refused_code=Reason.REPEATS_A_STEP)
     tool = BY_NAME[name]
     return Planned(name, checked, tool.subject(checked, forms), tool)
 

@@ -7,6 +7,7 @@ from nod_tasks.domain import steps
 from nod_tasks.domain.checks import PaymentOutcome
 from nod_tasks.domain.outside import Approval, ApprovalState, ExecutionState, Payment, PaymentState
 from nod_tasks.domain.pages import Page
+from nod_tasks.domain.reasons import Reason
 from nod_tasks.domain.results import ActionEnded, Paid, PaymentConfirmed
 from nod_tasks.domain.steps import StepEnd, StepState
 
@@ -21,6 +22,12 @@ NOT_DECIDED_YES = {
     ApprovalState.CANCELLED: "it was cancelled; nothing ran",
     ApprovalState.EXPIRED: "nobody decided in time; nothing ran",
 }
+# The same as codes a reader words (domain.reasons).
+NOT_DECIDED_YES_CODES = {
+    ApprovalState.REJECTED: Reason.PERSON_SAID_NO,
+    ApprovalState.CANCELLED: Reason.STOPPED,
+    ApprovalState.EXPIRED: Reason.EXPIRED,
+}
 EXECUTION_ENDS = {
     ExecutionState.DONE: StepState.DONE,
     ExecutionState.FAILED: StepState.FAILED,
@@ -32,12 +39,21 @@ NOT_PAYABLE = {
     PaymentState.CANCELLED: "the payment was cancelled; nothing was paid",
     PaymentState.EXPIRED: "nobody said yes in time; nothing was paid",
 }
+NOT_PAYABLE_CODES = {
+    PaymentState.REFUSED: Reason.PERSON_SAID_NO,
+    PaymentState.CANCELLED: Reason.STOPPED,
+    PaymentState.EXPIRED: Reason.EXPIRED,
+}
 
 
 def approval_end(approval: Approval) -> StepEnd | None:
     """How a proposal's step ends, once its approval is final."""
     if approval.state in NOT_DECIDED_YES:
-        return steps.not_run(NOT_DECIDED_YES[approval.state], approval_id=approval.id)
+        return steps.not_run(
+            NOT_DECIDED_YES[approval.state],
+            code=NOT_DECIDED_YES_CODES[approval.state],
+            approval_id=approval.id,
+        )
     state = EXECUTION_ENDS.get(approval.execution) if approval.execution else None
     if approval.state != ApprovalState.APPROVED or state is None:
         return None
@@ -54,7 +70,9 @@ def payment_end(payment: Payment) -> StepEnd | None:
     if payment.state in (PaymentState.AWAITING_CONFIRMATION, PaymentState.UNKNOWN):
         return None
     if payment.state in NOT_PAYABLE:
-        return steps.not_run(NOT_PAYABLE[payment.state], payment_id=payment.id)
+        return steps.not_run(
+            NOT_PAYABLE[payment.state], code=NOT_PAYABLE_CODES[payment.state], payment_id=payment.id
+        )
     return steps.done(PaymentConfirmed(payment.id), payment_id=payment.id)
 
 
@@ -63,13 +81,13 @@ def approval_end_after_stop(approval: Approval) -> StepEnd:
     was cancelled is what approvals says now (an earlier cancel's answer
     may have been lost)."""
     if approval.state == ApprovalState.CANCELLED:
-        return steps.not_run(STOPPED_WAITING, approval_id=approval.id)
+        return steps.not_run(STOPPED_WAITING, code=Reason.STOPPED, approval_id=approval.id)
     return approval_end(approval) or steps.uncertain(STOPPED_AFTER_YES, approval_id=approval.id)
 
 
 def payment_end_after_stop(payment: Payment) -> StepEnd:
     if payment.state == PaymentState.CANCELLED:
-        return steps.not_run(STOPPED_WAITING, payment_id=payment.id)
+        return steps.not_run(STOPPED_WAITING, code=Reason.STOPPED, payment_id=payment.id)
     return payment_end(payment) or steps.uncertain(STOPPED_AFTER_YES, payment_id=payment.id)
 
 

@@ -5,6 +5,7 @@ from typing import Any
 
 from nod_tasks.domain import results
 from nod_tasks.domain.events import ModelAttempt, StepView, TaskEvent
+from nod_tasks.domain.outcomes import StepFact
 from nod_tasks.domain.steps import Resolution, StepRecord, StepState, Subject
 from nod_tasks.domain.tasks import FilledForm, FormKind, TaskRecord, TaskState, Wait, WaitKind
 
@@ -86,6 +87,25 @@ def to_step(row: Any) -> StepRecord:
     )
 
 
+# The keys of a step's stored result (results.to_json) its fact reads.
+FACT_KEYS = ("type", "check", "paid", "code", "claimed", "form_kind")
+
+
+def to_fact(row: Any) -> StepFact:
+    return StepFact(
+        number=row.number,
+        tool=row.tool,
+        state=StepState(row.state),
+        resolution=Resolution(row.resolution) if row.resolution else None,
+        result=row.type or "",
+        check=row.check or "",
+        paid=row.paid or "",
+        code=row.code or "",
+        claimed=row.claimed or "",
+        form_kind=row.form_kind or "",
+    )
+
+
 def step_view_to_json(view: StepView) -> Json:
     """A step as its events carry it."""
     return {
@@ -99,6 +119,8 @@ def step_view_to_json(view: StepView) -> Json:
         "approval_id": view.approval_id,
         "payment_id": view.payment_id,
         "resolution": view.resolution.value if view.resolution else None,
+        "code": view.code,
+        "form_kind": view.form_kind,
     }
 
 
@@ -115,6 +137,8 @@ def step_view_from_json(data: Json) -> StepView:
         approval_id=data.get("approval_id"),
         payment_id=data.get("payment_id"),
         resolution=Resolution(resolution) if resolution else None,
+        code=data.get("code", ""),
+        form_kind=data.get("form_kind", ""),
     )
 
 

@@ -15,11 +15,12 @@ from psycopg.types.json import Jsonb
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from nod_tasks.domain import prompt, results
-from nod_tasks.domain.events import StepView
+from nod_tasks.domain.events import StepView, code_of, form_kind_of
+from nod_tasks.domain.outcomes import StepFact
 from nod_tasks.domain.steps import Resolution, StepEnd, StepRecord, StepState, Subject
 from nod_tasks.store.events import add_event
 from nod_tasks.store.models import INSTANCE_LEASES, steps
-from nod_tasks.store.records import step_view_to_json, to_step
+from nod_tasks.store.records import FACT_KEYS, step_view_to_json, to_fact, to_step
 from nodkit import history
 from nodkit.metrics import count_uncertain
 
@@ -72,7 +73,8 @@ WITH ended AS (
                'number', e.number, 'tool', e.tool, 'arguments', e.arguments,
                'state', e.state, 'result', %(view)s::jsonb, 'reason', e.reason,
                'claim_id', e.claim_id, 'approval_id', e.approval_id,
-               'payment_id', e.payment_id, 'resolution', e.resolution))
+               'payment_id', e.payment_id, 'resolution', e.resolution,
+               'code', %(code)s::text, 'form_kind', %(form_kind)s::text))
       FROM counted c, ended e
 ), said AS (
     INSERT INTO tasks.transcript (task_id, entry) SELECT id, %(said)s FROM counted
@@ -153,6 +155,8 @@ async def end(
         "approval_id": outcome.approval_id,
         "payment_id": outcome.payment_id,
         "view": Jsonb(view),
+        "code": code_of(outcome.result),
+        "form_kind": form_kind_of(step.tool, step.arguments, outcome.result),
         "said": Jsonb(prompt.Answered(step.call_id, step.number, view).to_json()),
     }
     rows = await _rows(conn, _END, params)
@@ -232,6 +236,29 @@ class StepRows:
     async def of_task(self, task_id: str) -> list[StepRecord]:
         query = sa.select(steps).where(steps.c.task_id == task_id).order_by(steps.c.number)
         return [to_step(row) for row in await self._conn.execute(query)]
+
+    async def facts_of(self, task_ids: list[str]) -> dict[str, list[StepFact]]:
+        """What the outcome of each task is judged from (domain.outcomes):
+        a few small fields of each step, not its page."""
+        if not task_ids:
+            return {}
+        result = steps.c.result
+        query = (
+            sa.select(
+                steps.c.task_id,
+                steps.c.number,
+                steps.c.tool,
+                steps.c.state,
+                steps.c.resolution,
+                *(result[key].astext.label(key) for key in FACT_KEYS),
+            )
+            .where(steps.c.task_id.in_(task_ids))
+            .order_by(steps.c.task_id, steps.c.number)
+        )
+        facts: dict[str, list[StepFact]] = {task_id: [] for task_id in task_ids}
+        for row in await self._conn.execute(query):
+            facts[str(row.task_id)].append(to_fact(row))
+        return facts
 
     async def get(self, task_id: str, number: int) -> StepRecord | None:
         query = sa.select(steps).where(steps.c.task_id == task_id, steps.c.number == number)

@@ -79,14 +79,15 @@ def control_ref(page: dict[str, Any], text: str, kind: str = "submit") -> str:
     )
 
 
-def finish(message: str) -> Next:
-    return "finish", {"message": message}
+def finish(message: str, outcome: str = "done") -> Next:
+    """The end, in words for the person; the outcome is what the script
+    believes (the tasks service overrules it from the steps' results)."""
+    return "finish", {"message": message, "outcome": outcome}
 
 
 def _went_wrong(call: Call) -> Next | None:
     if call.outcome in ("failed", "not_run", "uncertain", "refused"):
-        why = (call.result or {}).get("why", call.outcome)
-        return finish(f"I stopped at {call.name}: {why}")
+        return finish("I couldn't go on: the last step didn't work.", "not_done")
     return None
 
 
@@ -101,8 +102,9 @@ def _cut_off(call: Call) -> Next:
     was open): its page went with the run's browser session, so there is
     nothing to type the answer into; saying so beats guessing."""
     return finish(
-        f"I stopped at {call.name}: the form was closed before it was answered,"
-        " and the page it was for is gone. Start the task again to go on."
+        "The form was closed before it was answered, and the page it was for is gone."
+        " Start the task again to go on.",
+        "not_done",
     )
 
 
@@ -121,7 +123,7 @@ def _login_form_answered(calls: list[Call]) -> dict[str, Any] | None:
 def sign_in(context: TaskContext, calls: list[Call]) -> Next | None:
     """The next call of the sign-in, or None once signed in."""
     if not context.logins:
-        return finish("There is no saved login for the demo shop.")
+        return finish("There is no saved login for the demo shop.", "not_done")
     login = next((x for x in context.logins if "shop" in x.label.lower()), context.logins[0])
     if not calls:
         return "navigate", {"url": f"{login.origin}/login"}
@@ -173,7 +175,7 @@ def sign_in(context: TaskContext, calls: list[Call]) -> Next | None:
         }
     if (last.result or {}).get("check") == "worked" or page.get("url", "").endswith("/account"):
         return None
-    return finish("The sign-in did not go through; the page did not show the account.")
+    return finish("The sign-in did not go through.", "not_done")
 
 
 def buy(context: TaskContext, calls: list[Call]) -> Next | None:
@@ -191,7 +193,7 @@ def buy(context: TaskContext, calls: list[Call]) -> Next | None:
         return "click", {"target": control_ref(page, "Buy now", kind="link")}
     if last.name == "click":
         if not context.cards:
-            return finish("There is no saved card to pay with.")
+            return finish("There is no saved card to pay with.", "not_done")
         return "request_payment", {
             "merchant_origin": origin,
             "amount_minor": price_in_cents(page.get("text", "")),
@@ -220,13 +222,15 @@ def buy(context: TaskContext, calls: list[Call]) -> Next | None:
             "security_code_form_id": form_id,
         }
     paid = (last.result or {}).get("paid")
-    return finish(f"The payment was recorded as {paid}." if paid else "The payment is unclear.")
+    if paid == "paid":
+        return finish("The desk lamp is paid for.")
+    return finish("The shop didn't confirm the payment.", "not_done")
 
 
 def note(context: TaskContext, calls: list[Call]) -> Next | None:
     account = next((a for a in context.accounts if a.app == "webhook"), None)
     if account is None:
-        return finish("The demo app is not connected.")
+        return finish("The demo app is not connected.", "not_done")
     text = context.text.split(":", 1)[1].strip() if ":" in context.text else "Hello from nod"
     if not calls:
         return "propose_app_action", {
@@ -239,7 +243,9 @@ def note(context: TaskContext, calls: list[Call]) -> Next | None:
     result = proposal.result or {}
     if result.get("execution") == "done":
         return finish(f"The note was sent to {account.label}.")
-    return finish(f"The note was not sent: {result.get('why') or result.get('execution')}")
+    if any("it happened" in said for said in proposal.notes_after):
+        return finish(f"You checked: the note reached {account.label}.")
+    return finish("The note was not sent.", "not_done")
 
 
 def price_in_cents(text: str) -> int:

@@ -5,6 +5,7 @@ the approvals service runs it once (G7), and the step ends with its outcome
 from nod_tasks.app.tools.base import Arguments, Outcome, StepContext, WaitFor
 from nod_tasks.domain import steps
 from nod_tasks.domain.outside import Proposal
+from nod_tasks.domain.reasons import Reason
 from nod_tasks.domain.tasks import Wait, WaitKind
 from nodkit.client import NodRpcError
 
@@ -24,6 +25,9 @@ async def propose_app_action(ctx: StepContext, args: Arguments) -> Outcome:
     except NodRpcError as error:
         if error.may_have_happened:
             return steps.uncertain(f"the proposal's answer was lost ({error.code.name})")
-        return steps.failed(f"the action was not proposed: {error.message}")
+        return steps.failed(
+            f"the action was not proposed: {error.message}",
+            code=error.reason or Reason.STEP_FAILED,
+        )
     wait = Wait(WaitKind.DECISION, approval.id, prompt=approval.summary, step=ctx.step.number)
     return WaitFor(wait, approval_id=approval.id)

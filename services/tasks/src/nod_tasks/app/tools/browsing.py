@@ -12,6 +12,7 @@ from nod_tasks.adapters.browser import SESSION_NOT_FOUND
 from nod_tasks.app.tools.base import Arguments, StepContext
 from nod_tasks.domain import orders, steps
 from nod_tasks.domain.pages import Page
+from nod_tasks.domain.reasons import Reason
 from nod_tasks.domain.results import PageShown
 from nod_tasks.domain.steps import StepEnd
 from nodkit.client import NodRpcError
@@ -52,13 +53,13 @@ class SessionReplaced(Exception):
 
 
 def page_failed(error: NodRpcError, what: str) -> StepEnd:
-    return steps.failed(f"{what}: {error.message}")
+    return steps.failed(f"{what}: {error.message}", code=error.reason or Reason.STEP_FAILED)
 
 
 async def navigate(ctx: StepContext, args: Arguments) -> StepEnd:
     url = str(args["url"]).strip()
     if urlsplit(url).scheme not in ("http", "https"):
-        return steps.not_run("url must be an http or https address")
+        return steps.not_run("url must be an http or https address", code=Reason.BAD_ARGUMENTS)
     owner, browser = ctx.owner, ctx.peers.browser
     try:
         try:
@@ -111,7 +112,9 @@ async def _act(
     try:
         page = await in_session(ctx, act)
     except SessionReplaced:
-        return steps.failed(f"{NEW_SESSION}: {failed}; navigate to the page again")
+        return steps.failed(
+            f"{NEW_SESSION}: {failed}; navigate to the page again", code=Reason.PAGE_GONE
+        )
     except NodRpcError as error:
         if may_reach_site and error.may_have_happened:
             return steps.uncertain(f"it did not finish ({error.message})")

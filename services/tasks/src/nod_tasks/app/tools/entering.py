@@ -12,6 +12,7 @@ from nod_tasks.domain import steps
 from nod_tasks.domain.checks import Check
 from nod_tasks.domain.outside import BINDING_REFUSALS, Claim, ClaimState, Entry
 from nod_tasks.domain.pages import Page
+from nod_tasks.domain.reasons import Reason
 from nod_tasks.domain.steps import StepEnd
 from nodkit.client import NodRpcError
 from nodkit.logging import get_logger
@@ -38,20 +39,30 @@ async def enter(ctx: StepContext, entry: Entry) -> EntryMade | StepEnd:
         if error.reason == LOST_SESSION:
             ctx.session_id = await ctx.peers.browser.open_session(ctx.owner, ctx.task.id)
             return steps.failed(
-                f"{NEW_SESSION}: nothing was typed; navigate to the page again", nothing_typed=True
+                f"{NEW_SESSION}: nothing was typed; navigate to the page again",
+                code=Reason.PAGE_GONE,
+                nothing_typed=True,
             )
         if error.reason in BINDING_REFUSALS and not error.may_have_happened:
             # Not where the person chose the value for: never tried again as it is.
-            return steps.not_run(f"nothing was typed: {error.message}")
+            return steps.not_run(f"nothing was typed: {error.message}", code=error.reason)
         if not error.may_have_happened:
-            return steps.failed(f"nothing was typed: {error.message}", nothing_typed=True)
+            return steps.failed(
+                f"nothing was typed: {error.message}",
+                code=error.reason or Reason.STEP_FAILED,
+                nothing_typed=True,
+            )
         log.warning("entry.answer_lost", status=error.code.name, reason=error.reason)
         try:
             claim = await ctx.peers.claims.find_claim(ctx.owner, ctx.task.id, entry)
         except NodRpcError:
             return steps.uncertain("the entry's answer was lost and its claim could not be read")
     if claim is None:
-        return steps.failed("nothing was typed: the entry was never claimed", nothing_typed=True)
+        return steps.failed(
+            "nothing was typed: the entry was never claimed",
+            code=Reason.STEP_FAILED,
+            nothing_typed=True,
+        )
     if claim.state != ClaimState.SUBMITTED:
         why = f"the entry was interrupted ({claim.reason or 'no definite end'})"
         return steps.uncertain(why, claim_id=claim.id)

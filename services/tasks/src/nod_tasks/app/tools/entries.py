@@ -10,6 +10,7 @@ from nod_tasks.domain import logins, steps
 from nod_tasks.domain.checks import Check, check_code, check_login, check_username_step
 from nod_tasks.domain.outside import Entry, EntryKind
 from nod_tasks.domain.pages import Page, Place, place_on
+from nod_tasks.domain.reasons import Reason
 from nod_tasks.domain.results import OpenedForm, Submitted, page_of
 from nod_tasks.domain.tasks import FormKind, Wait, WaitKind
 
@@ -62,9 +63,9 @@ async def enter_saved_login(ctx: StepContext, args: Arguments) -> Outcome:
     login_id = str(args["login_id"])
     login = next((x for x in ctx.context.logins if x.id == login_id), None)
     if login is None:
-        return steps.not_run("there is no saved login with that id")
+        return steps.not_run("there is no saved login with that id", code=Reason.NO_SUCH_ITEM)
     if login_id in logins.refused_logins(ctx.earlier):
-        return steps.not_run(logins.REFUSED)
+        return steps.not_run(logins.REFUSED, code=Reason.LOGIN_DIDNT_GET_THROUGH)
     made = await enter(ctx, _entry(ctx, EntryKind.SAVED_LOGIN, login_id, args))
     if not isinstance(made, EntryMade):
         return made
@@ -93,8 +94,13 @@ async def ask_private_form(ctx: StepContext, args: Arguments) -> Outcome:
     if place is None and kind != FormKind.SECURITY_CODE:
         # A typed value is only ever entered where its form was asked for.
         if field and last_page(ctx) is not None:
-            return steps.not_run(f"field {field} is not a field of the last page read")
-        return steps.not_run("read the page the value is for first (navigate to it)")
+            return steps.not_run(
+                f"field {field} is not a field of the last page read", code=Reason.BAD_ARGUMENTS
+            )
+        return steps.not_run(
+            "read the page the value is for first (navigate to it)",
+            code=Reason.READ_THE_PAGE_FIRST,
+        )
     wait = Wait(
         WaitKind.PRIVATE_FORM,
         str(uuid.uuid4()),
@@ -110,11 +116,15 @@ async def ask_private_form(ctx: StepContext, args: Arguments) -> Outcome:
 async def enter_from_private_form(ctx: StepContext, args: Arguments) -> Outcome:
     form = ctx.task.forms.get(str(args["form_id"]))
     if form is None:
-        return steps.not_run("no private form with that id was filled in this task")
+        return steps.not_run(
+            "no private form with that id was filled in this task", code=Reason.NO_SUCH_ITEM
+        )
     if form.kind == FormKind.SECURITY_CODE:
-        return steps.not_run("a security code goes in with pay (security_code_form_id)")
+        return steps.not_run(
+            "a security code goes in with pay (security_code_form_id)", code=Reason.BAD_ARGUMENTS
+        )
     if form.picked_login and form.item_id in logins.refused_logins(ctx.earlier):
-        return steps.not_run(logins.REFUSED)
+        return steps.not_run(logins.REFUSED, code=Reason.LOGIN_DIDNT_GET_THROUGH)
     kind = EntryKind.SAVED_LOGIN if form.picked_login else FORM_ENTRY_KINDS[form.kind]
     made = await enter(ctx, _entry(ctx, kind, form.item_id, args))
     if not isinstance(made, EntryMade):
@@ -127,5 +137,7 @@ async def enter_from_private_form(ctx: StepContext, args: Arguments) -> Outcome:
         check = check_username_step(made.page)
     await record_check(ctx, made.claim.id, check)
     login_id = form.item_id if form.picked_login else ""
-    result = Submitted(check, made.claim.id, made.page, login_id=login_id)
+    result = Submitted(
+        check, made.claim.id, made.page, login_id=login_id, form_kind=form.kind.value
+    )
     return steps.done(result, claim_id=made.claim.id)

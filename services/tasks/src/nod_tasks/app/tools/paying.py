@@ -20,6 +20,7 @@ from nod_tasks.domain.checks import (
 )
 from nod_tasks.domain.outside import Entry, EntryKind, Payment, PaymentRequest
 from nod_tasks.domain.pages import Page, origin_of
+from nod_tasks.domain.reasons import Reason
 from nod_tasks.domain.results import AwaitsOrder, Paid
 from nod_tasks.domain.steps import StepEnd, StepState
 from nod_tasks.domain.tasks import FormKind, Wait, WaitKind
@@ -37,7 +38,7 @@ OUTCOME_REREAD_S = 0.5
 async def request_payment(ctx: StepContext, args: Arguments) -> Outcome:
     card = next((c for c in ctx.context.cards if c.id == str(args["card_id"])), None)
     if card is None:
-        return steps.not_run("there is no saved card with that id")
+        return steps.not_run("there is no saved card with that id", code=Reason.NO_SUCH_ITEM)
     request = PaymentRequest(
         task_id=ctx.task.id,
         merchant_origin=str(args["merchant_origin"]),
@@ -55,7 +56,10 @@ async def request_payment(ctx: StepContext, args: Arguments) -> Outcome:
     except NodRpcError as error:
         if error.may_have_happened:
             return steps.uncertain(f"the payment request's answer was lost ({error.code.name})")
-        return steps.failed(f"the payment was not requested: {error.message}")
+        return steps.failed(
+            f"the payment was not requested: {error.message}",
+            code=error.reason or Reason.STEP_FAILED,
+        )
     wait = Wait(WaitKind.PAYMENT, payment.id, prompt=payment.prompt, step=ctx.step.number)
     return WaitFor(wait, payment_id=payment.id)
 
@@ -88,10 +92,14 @@ async def pay(ctx: StepContext, args: Arguments) -> Outcome:
         if error.reason == "CLAIMS_UNAVAILABLE" and error.code.name == "UNAVAILABLE":
             # The payments service answered: the card entry could not be
             # bound, so it did not start (the payment is still said yes to).
-            return steps.failed(f"the card entry did not start: {error.message}")
+            return steps.failed(f"the card entry did not start: {error.message}", code=error.reason)
         if error.may_have_happened:
             return steps.uncertain(f"the card entry may have started ({error.code.name})")
-        return steps.failed(f"the card entry did not start: {error.message}", payment_id=payment_id)
+        return steps.failed(
+            f"the card entry did not start: {error.message}",
+            code=error.reason or Reason.STEP_FAILED,
+            payment_id=payment_id,
+        )
     entry = Entry(
         EntryKind.CARD,
         payment.card_item_id,

@@ -4,7 +4,7 @@ import uuid
 
 from nod_tasks.app.tools.base import Arguments, Outcome, StepContext, WaitFor
 from nod_tasks.domain import steps
-from nod_tasks.domain.results import Finished
+from nod_tasks.domain.results import Claimed, Finished
 from nod_tasks.domain.tasks import Wait, WaitKind
 
 MAX_QUESTION = 1000
@@ -20,4 +20,4 @@ async def ask_person(ctx: StepContext, args: Arguments) -> Outcome:
 
 async def finish(ctx: StepContext, args: Arguments) -> Outcome:
     message = str(args.get("message", "")).strip()[:MAX_MESSAGE] or "Done."
-    return steps.done(Finished(message))
+    return steps.done(Finished(message, Claimed(args.get("outcome", Claimed.DONE))))
