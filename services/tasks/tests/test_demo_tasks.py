@@ -56,14 +56,44 @@ async def test_sign_in_with_the_saved_login_and_a_code(tasks_stub, demo_person, 
     ]
 
 
-async def test_a_code_the_shop_refused_ends_not_done_whatever_the_model_says(
+def wrong_code() -> str:
+    return f"{(int(one_time_code()) + 1) % 1_000_000:06d}"
+
+
+async def test_a_code_the_shop_refused_is_asked_for_again_then_goes_in(
     tasks_stub, demo_person, shop_site
 ):
     task = await begin(tasks_stub, demo_person, DEMO_TASKS["sign_in"])
-    task = await wait_for(tasks_stub, demo_person.meta, task.id, FORM)
-    right = one_time_code()
-    wrong = f"{(int(right) + 1) % 1_000_000:06d}"
-    await submit_code(tasks_stub, demo_person, task, wrong)
+    first = await wait_for(tasks_stub, demo_person.meta, task.id, FORM)
+    await submit_code(tasks_stub, demo_person, first, wrong_code())
+    # A new form (a new request), not the old code typed again.
+    again = await wait_for(
+        tasks_stub, demo_person.meta, task.id, lambda t: FORM(t) and t.wait.id != first.wait.id
+    )
+    assert "didn't accept" in again.wait.prompt
+    await submit_code(tasks_stub, demo_person, again)
+
+    done = await wait_for(tasks_stub, demo_person.meta, task.id, ended)
+
+    assert (done.state, done.outcome) == (pb.TASK_STATE_DONE, pb.TASK_OUTCOME_DONE)
+    assert shop_count(shop_site, "otp") == 2
+    steps = await steps_of(tasks_stub, demo_person.meta, task.id)
+    checks = [s.check for s in steps if s.tool == "enter_from_private_form"]
+    assert checks == [pb.ENTRY_CHECK_DID_NOT_WORK, pb.ENTRY_CHECK_WORKED]
+    assert len({s.claim_id for s in steps if s.tool == "enter_from_private_form"}) == 2
+
+
+async def test_after_three_refused_codes_nod_asks_no_more_and_says_so(
+    tasks_stub, demo_person, shop_site
+):
+    task = await begin(tasks_stub, demo_person, DEMO_TASKS["sign_in"])
+    seen: set[str] = set()
+    for _ in range(3):
+        form = await wait_for(
+            tasks_stub, demo_person.meta, task.id, lambda t: FORM(t) and t.wait.id not in seen
+        )
+        seen.add(form.wait.id)
+        await submit_code(tasks_stub, demo_person, form, wrong_code())
 
     done = await wait_for(tasks_stub, demo_person.meta, task.id, ended)
 
@@ -71,12 +101,12 @@ async def test_a_code_the_shop_refused_ends_not_done_whatever_the_model_says(
     assert (done.outcome, done.outcome_reason) == (pb.TASK_OUTCOME_NOT_DONE, "CODE_NOT_ACCEPTED")
     steps = await steps_of(tasks_stub, demo_person.meta, task.id)
     entered = steps[done.outcome_step - 1]
-    assert entered.tool == "enter_from_private_form"
-    assert (entered.check, entered.form_kind) == (
+    assert (entered.tool, entered.check, entered.form_kind) == (
+        "enter_from_private_form",
         pb.ENTRY_CHECK_DID_NOT_WORK,
         pb.FORM_KIND_ONE_TIME_CODE,
     )
-    assert shop_count(shop_site, "otp") == 1
+    assert shop_count(shop_site, "otp") == 3
 
 
 async def test_buy_with_a_payment_yes(tasks_stub, demo_person, shop_site):

@@ -426,8 +426,8 @@ class Step(_message.Message):
     reason_code: _builtins.str
     """Typed facts for a reader (the person's timeline words them; `result`
     and `reason` are written for the model). Why it failed or was not run:
-    a code, e.g. REPEATS_A_STEP, LOGIN_DIDNT_GET_THROUGH, NO_SUCH_ITEM,
-    READ_THE_PAGE_FIRST, BAD_ARGUMENTS, PAGE_GONE, PERSON_SAID_NO,
+    a code, e.g. REPEATS_A_STEP, LOGIN_DIDNT_GET_THROUGH, TOO_MANY_CODE_TRIES,
+    NO_SUCH_ITEM, READ_THE_PAGE_FIRST, BAD_ARGUMENTS, PAGE_GONE, PERSON_SAID_NO,
     EXPIRED, STOPPED, a refusal of the browser (PAGE_NOT_BOUND,
     WRONG_FIELD_KIND, SUBMITS_ELSEWHERE, ADDRESS_NOT_ALLOWED,
     TOO_MANY_SESSIONS, ...), or STEP_REFUSED / STEP_FAILED when no more

@@ -10,6 +10,7 @@ class Reason(StrEnum):
     # A step refused or failed, by the tasks service's own rules.
     REPEATS_A_STEP = "REPEATS_A_STEP"
     LOGIN_DIDNT_GET_THROUGH = "LOGIN_DIDNT_GET_THROUGH"
+    TOO_MANY_CODE_TRIES = "TOO_MANY_CODE_TRIES"
     NO_SUCH_ITEM = "NO_SUCH_ITEM"
     READ_THE_PAGE_FIRST = "READ_THE_PAGE_FIRST"
     BAD_ARGUMENTS = "BAD_ARGUMENTS"

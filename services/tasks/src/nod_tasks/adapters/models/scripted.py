@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from nod_tasks.domain.codes import MAX_CODE_TRIES
 from nod_tasks.domain.model import ModelReply, ModelRequest, TaskContext, ToolCall
 
 DEMO_TASKS = {
@@ -91,6 +92,10 @@ def _went_wrong(call: Call) -> Next | None:
     return None
 
 
+def _refused_code(call: Call) -> bool:
+    return (call.result or {}).get("check") == "did_not_work"
+
+
 def _answered_form(call: Call) -> str:
     """The form an ask_private_form call opened, "" when it has no result
     (the task was stopped or cut off while the form was open)."""
@@ -161,9 +166,23 @@ def sign_in(context: TaskContext, calls: list[Call]) -> Next | None:
             "new_action_reason": "back to the sign-in form for the password the person typed",
         }
     if last.name in ("enter_saved_login", "enter_from_private_form") and page.get("code_form"):
+        refused = [c for c in calls if c.name == "enter_from_private_form" and _refused_code(c)]
+        if not refused:
+            return "ask_private_form", {
+                "kind": "one_time_code",
+                "reason": "The shop asks for the one-time code from your authenticator app.",
+            }
+        if len(refused) >= MAX_CODE_TRIES:
+            return finish(
+                f"The shop didn't accept {len(refused)} codes; nod stopped asking so that"
+                " the account isn't locked.",
+                "not_done",
+            )
+        # A new request: the person types a new code into a new form.
         return "ask_private_form", {
             "kind": "one_time_code",
-            "reason": "The shop asks for the one-time code from your authenticator app.",
+            "reason": "The shop didn't accept that code. Type the newest one from your app.",
+            "new_action_reason": "the shop refused the code; the person types a new one",
         }
     if last.name == "ask_private_form":
         if not (form_id := _answered_form(last)):

@@ -6,7 +6,7 @@ import uuid
 
 from nod_tasks.app.tools.base import Arguments, Outcome, StepContext, WaitFor
 from nod_tasks.app.tools.entering import EntryMade, enter, record_check
-from nod_tasks.domain import logins, steps
+from nod_tasks.domain import codes, logins, steps
 from nod_tasks.domain.checks import Check, check_code, check_login, check_username_step
 from nod_tasks.domain.outside import Entry, EntryKind
 from nod_tasks.domain.pages import Page, Place, place_on
@@ -88,6 +88,8 @@ async def enter_saved_login(ctx: StepContext, args: Arguments) -> Outcome:
 
 async def ask_private_form(ctx: StepContext, args: Arguments) -> Outcome:
     kind = ASK_KINDS[str(args["kind"])]
+    if kind == FormKind.ONE_TIME_CODE and not codes.may_ask_again(ctx.earlier):
+        return steps.not_run(codes.TOO_MANY, code=Reason.TOO_MANY_CODE_TRIES)
     reason = str(args["reason"]).strip()[:500] or "nod needs a private value from you"
     field = str(args.get("field", ""))
     place = form_place(ctx, field)
