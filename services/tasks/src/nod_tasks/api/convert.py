@@ -93,7 +93,8 @@ def _facts(step: StepView) -> dict[str, Any]:
     """What a reader words of a step, from its typed record and the view
     its result gave the model (check, paid and page are in that view)."""
     view = step.result or {}
-    page = view.get("page") if isinstance(view.get("page"), dict) else {}
+    shown = view.get("page")
+    page: dict[str, Any] = shown if isinstance(shown, dict) else {}
     code = step.code or FALLBACK_CODES.get(step.state, "")
     return {
         "reason_code": code,
