@@ -71,3 +71,40 @@ async def test_sessions_close_when_their_tasks_end(
     finally:
         await channel.close()
         browser.stop()
+
+
+async def test_a_task_waits_for_a_place_in_a_full_browser(
+    tasks_with, model_server, service_env, peers, as_person, shop_site, tmp_path
+):
+    """One place, held by a task that waits for the person: the next task's
+    first page waits for the place (it doesn't fail), and goes on once the
+    first task is stopped and its session closed."""
+    env = {
+        **service_env,
+        "NOD_CLAIMS_ADDR": peers.claims.address,
+        "NOD_BROWSER_MAX_SESSIONS": "1",
+        "NOD_INSTANCE_ID": "browser-one-place",
+    }
+    browser = await Peer("browser", env, tmp_path / "browser.log").start()
+    try:
+        stub = await tasks_with(model_url=model_server.url, browser_addr=browser.address)
+        look = tool_call("navigate", {"url": f"{shop_site.url}/login"})
+        model_server.script = [
+            look,
+            tool_call("ask_person", {"question": "Which account?"}),
+            look,
+            text("Looked at the sign-in page."),
+        ]
+        first = (await stub.StartTask(pb.StartTaskRequest(text="First"), metadata=as_person)).task
+        await wait_for(stub, as_person, first.id, waiting(pb.WAIT_KIND_ANSWER))
+        second = (await stub.StartTask(pb.StartTaskRequest(text="Second"), metadata=as_person)).task
+        await asyncio.sleep(2.0)
+        still = (await stub.GetTask(pb.GetTaskRequest(task_id=second.id), metadata=as_person)).task
+        assert still.state == pb.TASK_STATE_RUNNING, still.message
+
+        await stub.Stop(pb.StopRequest(task_id=first.id), metadata=as_person)
+
+        done = await wait_for(stub, as_person, second.id, ended)
+        assert (done.state, done.outcome) == (pb.TASK_STATE_DONE, pb.TASK_OUTCOME_DONE)
+    finally:
+        browser.stop()

@@ -144,6 +144,12 @@ class TasksSettings(ServiceSettings):
         description="The deadline of a private entry (the browser fills and submits, then"
         " reads the page), which takes longer than other calls.",
     )
+    browser_session_wait_s: float = Field(
+        60.0,
+        ge=0,
+        description="How long a step waits for a place in the browser when every replica's"
+        " sessions are taken (NOD_BROWSER_MAX_SESSIONS), before it fails saying so.",
+    )
     # A notice can be missed (the listening connection was down).
     watch_poll_s: float = Field(
         2.0,

@@ -60,7 +60,13 @@ def peers_of(settings: TasksSettings) -> Peers:
         claims=ClaimsPeer(settings.claims_addr, token, timeout, tls=tls),
         approvals=ApprovalsPeer(settings.approvals_addr, token, timeout, tls=tls),
         payments=PaymentsPeer(settings.payments_addr, token, timeout, tls=tls),
-        browser=BrowserPeer(settings.browser_addr, token, timeout, tls=tls),
+        browser=BrowserPeer(
+            settings.browser_addr,
+            token,
+            timeout,
+            tls=tls,
+            session_wait_s=settings.browser_session_wait_s,
+        ),
     )
 
 

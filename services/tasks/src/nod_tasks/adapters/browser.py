@@ -17,6 +17,7 @@ from nod_tasks.adapters.enums import to_proto
 from nod_tasks.domain.outside import Claim, Entry
 from nod_tasks.domain.pages import Frame, Notice, OpenPage, Page, PageControl, PageField
 from nodkit.client import NodRpcError
+from nodkit.logging import get_logger
 from nodkit.peers import Peer
 from nodkit.tls import Tls
 
@@ -82,11 +83,17 @@ def page_of(page: pb.Page) -> Page:
     )
 
 
+log = get_logger("nod_tasks.browser")
+
 # A session lives in the Chromium of the browser replica that opened it.
 # With several replicas, the session's handle in the tasks service names that
 # replica: "<session id>@<the replica's address>".
 REPLICA_MARK = "@"
 SESSION_NOT_FOUND = "SESSION_NOT_FOUND"
+# A replica with every place taken; a place frees as a task ends (or idles).
+FULL = "TOO_MANY_SESSIONS"
+FIRST_PAUSE_S = 0.25
+LAST_PAUSE_S = 2.0
 
 
 @dataclass(frozen=True)
@@ -105,8 +112,15 @@ class BrowserPeer:
     does (the task then opens a new one and says so)."""
 
     def __init__(
-        self, address: str, token: SecretStr | None, timeout_s: float, *, tls: Tls | None = None
+        self,
+        address: str,
+        token: SecretStr | None,
+        timeout_s: float,
+        *,
+        tls: Tls | None = None,
+        session_wait_s: float = 60.0,
     ) -> None:
+        self._session_wait_s = session_wait_s
         self._replicas: dict[str, Replica] = {}
         for listed in (part.strip() for part in address.split(",")):
             peer = Peer(listed, token, timeout_s, SERVICES, name="browser", tls=tls)
@@ -141,10 +155,31 @@ class BrowserPeer:
         return page_of(reply.page)
 
     async def open_session(self, owner: str, task_id: str) -> str:
-        replica = next(self._turns)
+        """A new session on the next replica in turn. A full replica (every
+        place taken: TOO_MANY_SESSIONS) sends it to the next; when all are
+        full it waits for a place, up to session_wait_s, rather than fail
+        the task's step (a session is no action on any site: asking again
+        is safe). The wait is bounded by the step's own deadline too."""
         request = pb.OpenSessionRequest(task_id=task_id)
-        session_id = (await replica.peer.call(replica.stub.OpenSession, request, owner)).session_id
-        return f"{session_id}{REPLICA_MARK}{replica.address}" if self._several else session_id
+        loop = asyncio.get_running_loop()
+        give_up_at = loop.time() + self._session_wait_s
+        pause = FIRST_PAUSE_S
+        while True:
+            for _ in range(len(self._replicas)):
+                replica = next(self._turns)
+                try:
+                    reply = await replica.peer.call(replica.stub.OpenSession, request, owner)
+                except NodRpcError as error:
+                    if error.reason != FULL or loop.time() >= give_up_at:
+                        raise
+                    continue
+                session_id = reply.session_id
+                return (
+                    f"{session_id}{REPLICA_MARK}{replica.address}" if self._several else session_id
+                )
+            log.info("browser.waiting_for_a_place", task_id=task_id, pause_s=pause)
+            await asyncio.sleep(min(pause, max(0.0, give_up_at - loop.time())))
+            pause = min(pause * 2, LAST_PAUSE_S)
 
     async def navigate(self, owner: str, session_id: str, url: str) -> Page:
         return await self._page(owner, session_id, "Navigate", url=url)
