@@ -19,8 +19,11 @@ from nodtest import canaries, observed
 # What the gateway serves that a person reads (an event stream never ends:
 # what it brought is in the page as they left it; scripts and styles are ours).
 PAGE_TYPES = ("text/html", "text/plain", "application/json")
-# A task page's state badge, once the task has ended.
-ENDED = re.compile(r"^(Done|Stopped|Stopped short.*|Interrupted.*)$")
+# A task page's state badge, once the task has ended: how it came out (or,
+# for a task the tasks service judged no outcome for, its state's words).
+ENDED = re.compile(
+    r"^(Done|Didn't finish|May have happened|Stopped|Stopped short.*|Interrupted.*)$"
+)
 
 
 class Person:

@@ -65,7 +65,7 @@ async def test_two_tabs_press_yes_at_once_and_it_runs_once(nod, ada):
         await expect(said_yes.first).to_be_visible()
         # The step, the decision and its one execution.
         badges = said_yes.first.locator(".badge")
-        await expect(badges).to_have_text(["Done", "You said yes", "Done"])
+        await expect(badges).to_have_text(["Worked", "You said yes", "Done"])
         assert await tab.locator(".problem").count() == 0
         await ada.shot(f"tab-{number}-after-yes", tab)
     await seen.keep(*tabs)
@@ -96,7 +96,7 @@ async def test_no_runs_nothing_and_the_task_says_so(nod, ada):
     await expect(page.get_by_text("You said no", exact=True).first).to_be_visible()
     await ada.shot("said-no")
     await expect(page.locator(".state-line .badge")).to_have_text(ENDED, timeout=60_000)
-    await expect(page.locator(".state-line .message")).to_contain_text("nothing ran")
+    await expect(page.locator(".state-line .message")).to_contain_text("not sent")
     line = page.locator("#timeline .line", has=page.get_by_text("You said no", exact=True))
     await expect(line.first).to_be_visible()
     await expect(line.first.locator(".badge")).to_have_text(["Not run", "You said no"])

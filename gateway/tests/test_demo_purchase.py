@@ -43,8 +43,10 @@ async def test_a_person_buys_at_the_demo_shop_from_the_page(nod, ada):
     await expect(page.locator(".state-line .badge")).to_have_text("Done", timeout=90_000)
     await expect(page.locator(".state-line .message")).to_contain_text("paid")
     await ada.shot("task-done")
-    # The timeline shows the entries with their claims' states.
-    await expect(page.locator("#timeline .badge", has_text="Submitted").first).to_be_visible()
+    # The timeline says each step in words: the code typed, the card paid.
+    code_line = page.locator("#timeline .line", has_text="Typed the one-time code you gave")
+    await expect(code_line.locator(".badge", has_text="Worked")).to_be_visible()
+    await expect(page.locator("#timeline .line", has_text="Paid 25.00 EUR")).to_be_visible()
     pages_html.append(await page.content())
     await page.reload()
     pages_html.append(await page.content())

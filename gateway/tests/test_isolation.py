@@ -101,7 +101,7 @@ async def test_a_stranger_cant_open_decide_stop_or_answer_adas_tasks(nod, ada, s
 
     # Ada's task is still waiting for her code; she gives it, and pays.
     await page.reload()
-    await expect(page.locator(".state-line .badge")).to_have_text("Waiting for you")
+    await expect(page.locator(".state-line .badge")).to_have_text("Needs you")
     await page.get_by_label("One-time code").fill(await one_time_code())
     await page.get_by_role("button", name="Give it to nod, once").click()
     payment_card = page.locator(".decision[id^='payment-']")
@@ -120,7 +120,7 @@ async def test_a_stranger_cant_open_decide_stop_or_answer_adas_tasks(nod, ada, s
     # demo app received nothing.
     for task_id, button in ((purchase, "Yes, pay"), (note, "Yes, run it")):
         await page.goto(f"/tasks/{task_id}")
-        await expect(page.locator(".state-line .badge")).to_have_text("Waiting for you")
+        await expect(page.locator(".state-line .badge")).to_have_text("Needs you")
         await expect(page.get_by_role("button", name=button)).to_be_visible()
     assert app_received(nod.urls["app"]) == received
 
@@ -203,7 +203,7 @@ async def test_a_post_from_another_site_or_without_the_token_is_refused(nod, ada
     await page.goto("/tasks")
     await expect(page.locator(".tasks li")).to_have_count(tasks_before)
     await page.goto(f"/tasks/{waiting}")
-    await expect(page.locator(".state-line .badge")).to_have_text("Waiting for you")
+    await expect(page.locator(".state-line .badge")).to_have_text("Needs you")
     await expect(page.get_by_label("One-time code")).to_be_visible()
     await stop_from_its_page(page, waiting)
 

@@ -1,9 +1,10 @@
 """Uncertain items on the task page: an app action whose request the demo
 app dropped, and a one-time code whose submit the demo shop held until the
 browser service's entry timeout. The
-page says Uncertain and what it means, and offers "I checked: it happened",
-"I checked: it didn't happen" and "Try again (a new request)". What the
-person found is shown beside the step, which stays Uncertain; a resolution
+step's line says it may have happened and what that means, and the page
+offers "I checked: it happened", "I checked: it didn't happen" and "Try
+again (a new request)". What the person found is shown beside the step,
+which stays uncertain; a resolution
 sends nothing by itself, and nothing is ever resent without the person."""
 
 from playwright.async_api import expect
@@ -67,10 +68,12 @@ async def test_an_uncertain_app_action_checked_as_happened(nod, ada):
     await expect(resolved.first.locator(".badge", has_text="Uncertain").first).to_be_visible()
     await _ended(page)
     await ada.shot("app-action-checked-happened")
-    # The execution stays Uncertain, and the check sent nothing.
+    # The step still may have happened and the execution stays Uncertain;
+    # the check sent nothing.
     await page.reload()
     line = page.locator("#timeline .line", has_text="You checked: it happened.").last
-    await expect(line.locator(".badge", has_text="Uncertain")).to_have_count(2)
+    await expect(line.locator(".badge", has_text="May have happened")).to_have_count(1)
+    await expect(line.locator(".badge", has_text="Uncertain")).to_have_count(1)
     await expect(page.get_by_role("button", name="I checked: it happened")).to_have_count(0)
     assert len(app_received(app)) == before + 1
 
@@ -113,8 +116,8 @@ async def test_an_uncertain_code_entry_checked_as_not_happened(nod, ada):
         await page.get_by_role("button", name="Give it to nod, once").click()
         await _check_offered(page)
         await seen.keep(page)
-    entry = page.locator("#timeline .line", has_text="one-time code").last
-    await expect(entry.locator(".badge", has_text="Uncertain")).to_be_visible()
+    entry = page.locator("#timeline .line", has_text="one-time code you gave").last
+    await expect(entry.locator(".badge", has_text="May have happened")).to_be_visible()
     await expect(entry.locator(".explain")).to_contain_text(MEANS)
     await ada.shot("code-entry-uncertain")
     assert counts_since(shop, before)["otp"] == 1
@@ -122,7 +125,7 @@ async def test_an_uncertain_code_entry_checked_as_not_happened(nod, ada):
     await page.get_by_role("button", name="I checked: it didn't happen").click()
     resolved = page.locator("#timeline .line", has_text="You checked: it did not happen.")
     await expect(resolved.first).to_be_visible(timeout=30_000)
-    await expect(resolved.first.locator(".badge", has_text="Uncertain")).to_be_visible()
+    await expect(resolved.first.locator(".badge", has_text="May have happened")).to_be_visible()
     await _ended(page)
     await ada.shot("code-entry-checked-not-happened")
     await seen.keep(page)

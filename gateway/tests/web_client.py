@@ -45,8 +45,9 @@ def csrf_of(html: str) -> str:
     return re.search(r'name="csrf" value="([^"]+)"', html).group(1)  # type: ignore[union-attr]
 
 
-async def read_events(response: httpx.Response, until: int):
-    """(event, id, data) frames of an open stream, until `until` frames."""
+async def read_events(response: httpx.Response, until: int = 0, until_id: str = ""):
+    """(event, id, data) frames of an open stream, until `until` frames, or
+    until the first frame with the id `until_id`."""
     frames: list[tuple[str, str, str]] = []
     event, ident, data = "message", "", []
     async for raw in response.aiter_lines():
@@ -54,7 +55,7 @@ async def read_events(response: httpx.Response, until: int):
             if data or ident:
                 frames.append((event, ident, "\n".join(data)))
                 observed.keep(f"gateway event: {response.request.url.path}", frames[-1][2])
-                if len(frames) >= until:
+                if (until and len(frames) >= until) or (until_id and ident == until_id):
                     return frames
             event, ident, data = "message", "", []
         elif raw.startswith("event:"):

@@ -28,6 +28,8 @@ def panel_key(task: tasks.Task, wait: waits.Wait | None) -> str:
     """Changes exactly when the panel shows something new, so a live update
     never wipes a form the person is filling in."""
     parts = [str(task.state), str(task.wait.kind), task.wait.id, str(task.run)]
+    # How it came out: recomputed when the person resolves an uncertain step.
+    parts += [str(task.outcome), task.outcome_reason, str(task.outcome_step)]
     if wait and wait.approval:
         parts += [str(wait.approval.state), str(wait.approval.execution_state)]
     if wait and wait.payment:
@@ -51,15 +53,13 @@ async def panel_values(nod: Nod, task: tasks.Task) -> dict:
 
 @router.get("/tasks/{task_id}")
 async def task_page(request: Request, task_id: str, asked: SignedIn):
-    # The lines first: the panel is then at least as new as the last line,
-    # and the live timeline resumes after it (read the other way round, a
-    # task that starts waiting in between would show "Running" until its
-    # next event).
-    lines = await timeline.history(asked.nod, task_id)
-    task = await get_task(asked.nod, task_id)
-    after = lines[-1].number if lines else 0
-    values = await panel_values(asked.nod, task)
-    return page(request, "task.html", lines=lines, after=after, **values)
+    # The lines first, then the task: the panel is then at least as new as
+    # the last line, and the live timeline resumes after the last event
+    # (read the other way round, a task that starts waiting in between
+    # would show "Running" until its next event).
+    read = await timeline.read(asked.nod, task_id)
+    values = await panel_values(asked.nod, read.task)
+    return page(request, "task.html", lines=read.lines, after=read.after, **values)
 
 
 def _last_event(request: Request, after: int) -> int:
@@ -78,11 +78,18 @@ async def task_events(request: Request, task_id: str, asked: SignedIn, after: in
         ended = None
         try:
             async for reply in nod.watch_task(request_from):
-                made = await timeline.line(nod, reply.event)
-                html = fragment(request, "_line.html", line=made)
-                yield ServerSentEvent(html, event="line", id=str(reply.event.number))
+                # Every frame carries its event's number, a line's and the
+                # panel's alike: a reconnecting browser resumes after the
+                # last event it saw, whether or not that event made a line.
+                number = str(reply.event.number)
+                made = await timeline.line(nod, reply.event, reply.task)
+                if made is not None:
+                    # A step's line replaces the one shown for the step.
+                    html = fragment(request, "_line.html", line=made)
+                    yield ServerSentEvent(html, event="line", id=number)
                 values = await panel_values(nod, reply.task)
-                yield ServerSentEvent(fragment(request, "_now.html", **values), event="panel")
+                html = fragment(request, "_now.html", **values)
+                yield ServerSentEvent(html, event="panel", id=number)
                 ended = values["ended"]
             if ended is None:
                 # Nothing new: the browser had every line (a drop came before

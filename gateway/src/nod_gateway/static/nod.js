@@ -1,8 +1,11 @@
-// The live timeline: new lines arrive over server-sent events and are
-// appended; the "what nod needs from you" panel is replaced only when it
-// shows something new, so a form being filled in is never wiped. The
-// browser's EventSource resends the last event id when it reconnects, and
-// the server resumes after it: no line is missed or shown twice.
+// The live timeline: lines arrive over server-sent events. A step's line
+// carries its step's number (data-step) and takes the place of the line
+// shown for that step, so a step appears once and changes in place; any
+// other line is appended. The "what nod needs from you" panel is replaced
+// only when it shows something new, so a form being filled in is never
+// wiped. Every frame carries its event's number; the browser's EventSource
+// resends the last one when it reconnects, and the server resumes after
+// it: no line is missed or shown twice.
 (function () {
   "use strict";
   var live = document.getElementById("live");
@@ -16,10 +19,26 @@
     var number = Number(event.lastEventId);
     if (number <= last) return;
     last = number;
-    timeline.insertAdjacentHTML("beforeend", event.data);
+    var holder = document.createElement("ol");
+    holder.innerHTML = event.data;
+    var fresh = holder.firstElementChild;
+    if (!fresh) return;
+    var step = fresh.dataset.step;
+    var shown = step ? timeline.querySelector('li[data-step="' + step + '"]') : null;
+    if (!shown) {
+      timeline.appendChild(fresh);
+      return;
+    }
+    // Details the person opened stay open as the step moves on.
+    var opened = shown.querySelector("details.line-more[open]");
+    var folded = fresh.querySelector("details.line-more");
+    if (opened && folded) folded.open = true;
+    shown.replaceWith(fresh);
   }
 
   function showPanel(event) {
+    var number = Number(event.lastEventId);
+    if (number > last) last = number;
     var holder = document.createElement("div");
     holder.innerHTML = event.data;
     var fresh = holder.firstElementChild;
