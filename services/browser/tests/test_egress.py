@@ -359,7 +359,9 @@ async def test_a_look_alike_name_is_the_other_site_it_is(guarded, vault_stub, as
     stub, _ = await guarded()
     shop = f"http://shop.test:{site.port}"
     login = await put_login(vault_stub, as_person, origin=shop)
-    session_id, page = await browser_open(stub, as_person, f"http://sh\u043ep.test:{site.port}/login")
+    session_id, page = await browser_open(
+        stub, as_person, f"http://sh\u043ep.test:{site.port}/login"
+    )
     assert page.url == f"http://{LOOK_ALIKE}:{site.port}/login"
 
     error = await refused(
