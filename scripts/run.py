@@ -30,15 +30,15 @@ DEMO_HOST = "127.0.0.2"
 BROWSER_ALLOWED_NETWORKS = "127.0.0.2/31,127.0.0.4/30,127.0.0.8/29,127.0.0.16/28"
 
 
-def base_env(database_url: str) -> dict[str, str]:
-    tokens = local_secrets.service_tokens(VAR)
+def base_env(database_url: str, made: local_secrets.LocalSecrets) -> dict[str, str]:
+    tokens = made.service_tokens
     env = {
         **os.environ,
         "NOD_DATABASE_URL": database_url,
         # Scripts and grpcurl present the single token; each service its own.
-        "NOD_SERVICE_TOKEN": local_secrets.service_token(VAR),
+        "NOD_SERVICE_TOKEN": made.service_token,
         "NOD_SERVICE_TOKENS": ",".join(f"{name}:{token}" for name, token in tokens.items()),
-        "NOD_VAULT_KEY": os.environ.get("NOD_VAULT_KEY") or local_secrets.vault_key(VAR),
+        "NOD_VAULT_KEY": os.environ.get("NOD_VAULT_KEY") or made.vault_key or "",
         # The demo shop and app are local stand-ins for outside parties.
         "NOD_APPROVALS_ALLOWED_NETWORKS": os.environ.get(
             "NOD_APPROVALS_ALLOWED_NETWORKS", "127.0.0.0/8"
@@ -111,9 +111,12 @@ def migrate(env: dict[str, str]) -> None:
 
 def add_first_person(env: dict[str, str]) -> None:
     """The demo person may sign in to the web UI with the password kept in
-    var/ (made on the first run, readable by its owner only)."""
-    password_file = str(VAR / summary.PASSWORD_FILE)
-    run_step(env, GATEWAY.module, "add-person", demo.PERSON, "--password-file", password_file)
+    var/ (made on the first run, readable by its owner only; said when made)."""
+    password_file = VAR / summary.PASSWORD_FILE
+    existed = password_file.exists()
+    run_step(env, GATEWAY.module, "add-person", demo.PERSON, "--password-file", str(password_file))
+    if not existed:
+        print(local_secrets.web_password_made(demo.PERSON, password_file), flush=True)
 
 
 def demo_ports() -> tuple[int, int]:
@@ -131,7 +134,10 @@ def main() -> None:
     VAR.mkdir(parents=True, exist_ok=True)
     database_url, source = postgres.find_database(VAR)
     print(f"nod: PostgreSQL from {source}", flush=True)
-    env = base_env(database_url)
+    made = local_secrets.ensure(VAR, vault_key_given=bool(os.environ.get("NOD_VAULT_KEY")))
+    for line in made.made:
+        print(line, flush=True)
+    env = base_env(database_url, made)
     check_ports_free()
     if tls.enabled():
         tls.ensure_certificates(VAR, [service.name for service in [*SERVICES, GATEWAY]])

@@ -66,6 +66,14 @@ MISTAKES = {
         "browser", "serve", {"PATH": os.path.dirname(sys.executable)},
         ("no Chromium on PATH", "NOD_BROWSER_CHROMIUM"), 1,
     ),
+    "a vault key that is not base64": Mistake(
+        "claims", "serve", {"NOD_VAULT_KEY": "k1:not base64!"},
+        ("NOD_VAULT_KEY holds a key that is not base64",), 2,
+    ),
+    "a vault key of the wrong size": Mistake(
+        "approvals", "serve", {"NOD_VAULT_KEY": "a2V5"},
+        ("NOD_VAULT_KEY keys must be 32 bytes",), 2,
+    ),
     "no credential": Mistake(
         "payments", "serve", {"NOD_SERVICE_TOKEN": ""},
         ("NOD_SERVICE_TOKEN",), 2,

@@ -25,6 +25,7 @@ COMMANDS = [
     ["people", "revoke"],
     ["vault"],
     ["vault", "reseal"],
+    ["vault", "drop-unreadable"],
 ]
 NODCTL = os.path.join(os.path.dirname(sys.executable), "nodctl")
 

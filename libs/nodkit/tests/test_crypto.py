@@ -2,7 +2,7 @@
 
 import pytest
 
-from nodkit.crypto import Sealer, SealError, new_key_setting, parse_key_ring
+from nodkit.crypto import Sealer, SealError, key_id_of, new_key_setting, parse_key_ring
 
 
 def test_a_sealed_value_opens_only_where_it_was_sealed():
@@ -33,6 +33,15 @@ def test_keys_rotate_new_first_old_still_opens():
     assert rotated.seal("secret", "ada").startswith("k-new:")
     with pytest.raises(SealError):
         Sealer(f"k-new:{new_key_setting()}").open(token, "ada")
+
+
+def test_the_ring_names_its_key_ids_newest_first_and_a_token_names_its_own():
+    bare = new_key_setting()
+    ring = Sealer(f"k-new:{new_key_setting()},{bare}")
+    derived = parse_key_ring(bare)[0][0]
+    assert ring.key_ids == ("k-new", derived)
+    assert key_id_of(ring.seal("secret", "ada")) == "k-new"
+    assert key_id_of(Sealer(bare).seal("secret", "ada")) == derived
 
 
 def test_bad_key_settings_are_refused():

@@ -104,6 +104,30 @@ def _parser() -> argparse.ArgumentParser:
         "--batch-size", type=int, default=100, help="rows per transaction (1-1000; default 100)"
     )
     reseal.add_argument("--progress", action="store_true", help="a line on stderr per batch")
+    drop = vault_commands.add_parser(
+        "drop-unreadable",
+        parents=[output],
+        help="drop what is sealed under vault keys that are lost for good",
+        description="For keys that are lost for good (a service refused to start naming them):"
+        " drops, once, what the services hold sealed under exactly those key ids, and says"
+        " how many rows of each table and kind. Saved items (logins, cards) and pending"
+        " private entries with such a value are deleted; an app account whose credentials"
+        " are under one is disconnected (the row stays, its approvals keep their records);"
+        " claims, approvals and their histories are kept. A key id NOD_VAULT_KEY lists is"
+        " refused: what it sealed opens. Runs each service's own command (`nod-claims"
+        " drop-unreadable`, then `nod-approvals drop-unreadable`), each in one transaction,"
+        " with this NOD_* environment (NOD_DATABASE_URL, NOD_VAULT_KEY). Run twice, the"
+        " second run drops nothing and says so.",
+    )
+    drop.add_argument(
+        "--key", dest="key_ids", action="append", required=True, metavar="KEY_ID",
+        help="a lost key's id, as the refusal named it (repeat for several)",
+    )  # fmt: skip
+    drop.add_argument(
+        "--service", dest="services", action="append", choices=vault.SEALING_SERVICES,
+        help="only this service (repeatable; default: both), e.g. where each service has"
+        " its own NOD_DATABASE_URL",
+    )  # fmt: skip
     return parser
 
 
@@ -193,6 +217,10 @@ def _command(args: argparse.Namespace) -> Callable[[Parts], Awaitable[int]]:
 async def _run(settings: NodctlSettings, args: argparse.Namespace) -> int:
     if args.command == "health":
         return await health.run(settings, as_json=args.json)
+    if args.command == "vault" and args.vault_command == "drop-unreadable":
+        services = args.services or vault.SEALING_SERVICES
+        ordered = [service for service in vault.SEALING_SERVICES if service in services]
+        return await vault.drop_unreadable(settings, args.key_ids, ordered, as_json=args.json)
     command = _command(args)
     async with parts(settings) as made:
         return await command(made)

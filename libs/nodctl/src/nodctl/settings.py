@@ -17,7 +17,9 @@ CALLER = "operator"
 # checkout with no flags.
 MAKE_RUN_TOKENS = pathlib.Path("var/service-tokens")
 MAKE_RUN_TOKEN = pathlib.Path("var/service-token")
+MAKE_RUN_VAULT_KEY = pathlib.Path("var/vault.key")
 TOKEN_VARIABLES = ("NOD_SERVICE_TOKEN", "NOD_SERVICE_TOKENS")
+VAULT_KEY_VARIABLE = "NOD_VAULT_KEY"
 
 
 class NodctlSettings(GatewaySettings):
@@ -44,16 +46,29 @@ class NodctlSettings(GatewaySettings):
         }
 
 
-def _names_a_token() -> bool:
-    return any(
-        variable in os.environ or f"{variable}_FILE" in os.environ for variable in TOKEN_VARIABLES
-    )
+def _named(variable: str) -> bool:
+    return variable in os.environ or f"{variable}_FILE" in os.environ
+
+
+def names_a_token() -> bool:
+    return any(_named(variable) for variable in TOKEN_VARIABLES)
+
+
+def vault_key_env() -> dict[str, str] | None:
+    """Where the services' key ring is read from, for a service's own
+    command nodctl runs: the environment's NOD_VAULT_KEY (or _FILE) as it
+    is ({}), else `make run`'s var/vault.key; None when there is neither."""
+    if _named(VAULT_KEY_VARIABLE):
+        return {}
+    if MAKE_RUN_VAULT_KEY.exists():
+        return {f"{VAULT_KEY_VARIABLE}_FILE": str(MAKE_RUN_VAULT_KEY.resolve())}
+    return None
 
 
 def load() -> NodctlSettings:
     """From the environment; with no token in it, `make run`'s from var/
     (the operator's own if it has one, else the single token)."""
-    if _names_a_token():
+    if names_a_token():
         return NodctlSettings()
     tokens = _make_run_tokens()
     if CALLER in tokens:

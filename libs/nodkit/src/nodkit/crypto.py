@@ -54,6 +54,21 @@ def parse_key_ring(setting: str) -> list[tuple[str, bytes]]:
     return ring
 
 
+def key_ring_problem(setting: str) -> str | None:
+    """What is wrong with a NOD_VAULT_KEY setting, in words after the
+    variable's name (never the value); None when it is a usable ring."""
+    try:
+        parse_key_ring(setting)
+    except ValueError as error:
+        return str(error).removeprefix("NOD_VAULT_KEY ")
+    return None
+
+
+def key_id_of(token: str) -> str:
+    """The key id a sealed value or digest names (its prefix; nothing opened)."""
+    return token.partition(":")[0]
+
+
 def new_key_setting() -> str:
     return base64.b64encode(os.urandom(32)).decode()
 
@@ -77,9 +92,14 @@ class Sealer:
         """The newest key's id: what every value sealed now names."""
         return self._current_id
 
+    @property
+    def key_ids(self) -> tuple[str, ...]:
+        """Every listed key's id, the newest first: what this ring opens."""
+        return tuple(self._ciphers)
+
     def is_current(self, token: str) -> bool:
         """Whether `token` names the newest key (read from its prefix; nothing opened)."""
-        return token.partition(":")[0] == self._current_id
+        return key_id_of(token) == self._current_id
 
     def reseal(self, token: str, *context: str) -> str:
         """`token`'s value sealed again under the newest key, for the same

@@ -1,15 +1,21 @@
-"""nod-approvals serve | migrate, or the same as python -m nod_approvals"""
+"""nod-approvals serve | migrate | drop-unreadable --key ID, or the same as
+python -m nod_approvals"""
 
 import sys
 
 from nod_approvals import MIGRATIONS
 from nod_approvals.settings import ApprovalsSettings
+from nod_approvals.store.unreadable import drop_unreadable
 from nod_approvals.wiring import build
-from nodkit import cli
+from nodkit import cli, startup
 
 
 def main() -> int:
     """The console script `nod-approvals`."""
+    if sys.argv[1:2] == [startup.DROP_UNREADABLE]:
+        return startup.drop_unreadable_main(
+            "approvals", ApprovalsSettings, MIGRATIONS, drop_unreadable, sys.argv[2:]
+        )
     return cli.main("approvals", ApprovalsSettings, build, migrations=MIGRATIONS)
 
 

@@ -3,6 +3,7 @@ from typing import Annotated
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import NoDecode, SettingsConfigDict
 
+from nodkit.crypto import key_ring_problem
 from nodkit.networks import Network, parse_networks
 from nodkit.settings import ServiceSettings, shared
 
@@ -14,7 +15,9 @@ class ApprovalsSettings(ServiceSettings):
     vault_key: SecretStr = Field(
         validation_alias=shared("vault_key"),
         description="Seals connected accounts' credentials at rest (AES-256-GCM): one base64"
-        " 32-byte key, or `id:key,id:key` newest first to rotate.",
+        " 32-byte key, or `id:key,id:key` newest first to rotate. The service refuses to start"
+        " while its database holds credentials under a key id not listed here"
+        " (docs/NODCTL.md).",
     )
     lease_ttl_s: float = Field(
         30.0,
@@ -67,6 +70,15 @@ class ApprovalsSettings(ServiceSettings):
         description="WatchApproval looks again when the approval's change is announced (any"
         " instance's, LISTEN/NOTIFY), and at least this often.",
     )
+
+    @field_validator("vault_key")
+    @classmethod
+    def _vault_key_is_a_key_ring(cls, value: SecretStr) -> SecretStr:
+        # Said at start in one line, before anything is opened.
+        problem = key_ring_problem(value.get_secret_value())
+        if problem:
+            raise ValueError(problem)
+        return value
 
     @field_validator("allowed_networks", mode="before")
     @classmethod

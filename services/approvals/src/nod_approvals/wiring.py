@@ -29,6 +29,7 @@ from nodkit.metrics_collectors import DatabaseFigures, DatabasePools, StateCount
 from nodkit.notices import Notices
 from nodkit.resealing import Resealer
 from nodkit.service import GrpcService, Service
+from nodkit.startup import check_vault_keys
 
 SERVICES = approvals_pb2.DESCRIPTOR.services_by_name
 # The channel migration 0004's trigger announces an approval's changes on.
@@ -68,6 +69,9 @@ async def build(settings: ApprovalsSettings, *, before_send: BeforeSend | None =
 
     async def boot() -> None:
         await MIGRATIONS.wait_until_at_head(engine, settings.migration_poll_s)
+        # Values sealed under a key the ring lacks would show as saved and
+        # fail only when used: the process ends here instead, saying so.
+        await check_vault_keys(engine, sealer, SEALED_TABLES)
         await lease.renew()
         await reconcile_own(engine, settings.instance_id)
         await sweep_once(engine, executor)

@@ -1,15 +1,21 @@
-"""nod-claims serve | migrate, or the same as python -m nod_claims"""
+"""nod-claims serve | migrate | drop-unreadable --key ID, or the same as
+python -m nod_claims"""
 
 import sys
 
 from nod_claims import MIGRATIONS
 from nod_claims.settings import ClaimsSettings
+from nod_claims.store.unreadable import drop_unreadable
 from nod_claims.wiring import build
-from nodkit import cli
+from nodkit import cli, startup
 
 
 def main() -> int:
     """The console script `nod-claims`."""
+    if sys.argv[1:2] == [startup.DROP_UNREADABLE]:
+        return startup.drop_unreadable_main(
+            "claims", ClaimsSettings, MIGRATIONS, drop_unreadable, sys.argv[2:]
+        )
     return cli.main("claims", ClaimsSettings, build, migrations=MIGRATIONS)
 
 

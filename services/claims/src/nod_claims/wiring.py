@@ -20,6 +20,7 @@ from nodkit.db import answers, create_engine, open_hot_path_pool
 from nodkit.metrics_collectors import DatabaseFigures, DatabasePools, StateCount
 from nodkit.resealing import Resealer
 from nodkit.service import GrpcService, Service
+from nodkit.startup import check_vault_keys
 
 SERVICES = claims_pb2.DESCRIPTOR.services_by_name
 
@@ -40,6 +41,9 @@ async def build(settings: ClaimsSettings) -> Service:
 
     async def boot() -> None:
         await MIGRATIONS.wait_until_at_head(engine, settings.migration_poll_s)
+        # Values sealed under a key the ring lacks would show as saved and
+        # fail only when used: the process ends here instead, saying so.
+        await check_vault_keys(engine, sealer, SEALED_TABLES)
         await sweep_once(engine, settings.instance_id, settings.max_running_s, kind="boot")
 
     async def sweep() -> None:

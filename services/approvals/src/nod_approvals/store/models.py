@@ -33,6 +33,11 @@ accounts = sa.Table(
     sa.Index("accounts_by_owner", "owner", "created_at", "id"),
 )
 
+# The vault key ids the credentials name, sorted (migration 0005's
+# function), indexed: the start reads which keys they are sealed under
+# through it, a step per distinct set (nodkit.startup).
+sa.Index("accounts_key_ids", sa.func.approvals.sealed_key_ids(accounts.c.sealed_credentials))
+
 approvals = sa.Table(
     "approvals",
     metadata,

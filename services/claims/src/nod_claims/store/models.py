@@ -74,6 +74,12 @@ vault_requests = sa.Table(
     sa.Index("vault_requests_by_time", "created_at"),
 )
 
+# The vault key ids a sealed column's values name, sorted (migration 0007's
+# function), indexed per sealed table: the start reads which keys the vault
+# holds values under through these, a step per distinct set (nodkit.startup).
+sa.Index("vault_items_key_ids", sa.func.claims.sealed_key_ids(vault_items.c.sealed_fields))
+sa.Index("private_entries_key_ids", sa.func.claims.sealed_key_ids(private_entries.c.sealed_fields))
+
 claims = sa.Table(
     "claims",
     metadata,
