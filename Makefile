@@ -23,7 +23,7 @@ unexport PYTHONDONTWRITEBYTECODE
 # pins it; install scripts stay off, so nothing is fetched but the packages.
 TOOLS := tools/node_modules/.package-lock.json
 
-.PHONY: setup run test soak lint contracts accept-protos bench gen check-gen lock clean images config-docs hostile
+.PHONY: setup run test soak lint contracts accept-protos bench gen check-gen lock clean images config-docs hostile screens
 
 setup: $(STAMP)
 
@@ -122,6 +122,13 @@ hostile: setup
 	  tests/test_hostile_pages.py > var/hostile-pytest.log 2>&1; status=$$?; \
 	if [ -f $(HOSTILE_TABLE) ]; then cat $(HOSTILE_TABLE); else tail -40 var/hostile-pytest.log; fi; \
 	echo "(pytest's output: var/hostile-pytest.log)"; exit $$status
+
+# The person's view of the demo tasks and the ordinary mistakes, photographed
+# at 1280 and 390 px into docs/screens/ (the README shows some of them).
+screens: setup
+	rm -rf docs/screens
+	NOD_TEST_ARTIFACTS=docs/screens $(PY) -m pytest -n 0 -q gateway/tests/test_person_view.py \
+	  gateway/tests/test_demo_purchase.py
 
 bench: setup
 	$(PY) bench/claims_bench.py

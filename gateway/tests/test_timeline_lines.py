@@ -128,7 +128,7 @@ def test_a_step_is_said_in_words_from_its_facts():
                 form_kind=tasks.FORM_KIND_ONE_TIME_CODE,
                 check=tasks.ENTRY_CHECK_DID_NOT_WORK,
             ),
-            "Tried to type the one-time code you gave — the site didn't accept it",
+            "Typed the one-time code you gave — the site didn't accept it",
             "Didn't work",
         ),
         (

@@ -82,6 +82,8 @@ def _phase(step: tasks.Step, check: Check, paid: Paid) -> int:
         return 0
     if step.state == tasks.STEP_STATE_DONE and not _went_wrong(check, paid):
         return 1
+    if step.state == tasks.STEP_STATE_DONE and step.form_kind == tasks.FORM_KIND_ONE_TIME_CODE:
+        return 1  # typed; what the site said follows ("— the site didn't accept it")
     return 2
 
 
