@@ -64,3 +64,42 @@ def test_no_credentials_is_a_readable_error(tmp_path):
     assert shown.returncode == 1
     assert shown.stderr.startswith("nodctl: the NOD_* settings are not usable")
     assert "NOD_SERVICE_TOKEN" in shown.stderr and "Traceback" not in shown.stderr
+
+
+# nodctl printing many lines (as `nodctl uncertain` does with many rows),
+# line by line as to a terminal, so the closed pipe is met while it runs;
+# its settings and the services it would ask are left out.
+MANY_LINES = """
+import sys
+sys.stdout = open(1, "w", buffering=1, closefd=False)
+import nodctl.__main__ as nodctl
+from nodctl.output import say
+
+async def many_rows(settings, args):
+    for n in range(10_000):
+        say(f"row {n}")
+    return 0
+
+nodctl._run, nodctl.load = many_rows, lambda: None
+sys.exit(nodctl.main(["uncertain"]))
+"""
+
+
+def test_output_cut_short_by_a_closed_pipe_ends_quietly():
+    """`nodctl ... | head`: the reader is gone before nodctl writes. It
+    ends as a shell tool ends on SIGPIPE (128 + 13), saying nothing: no
+    "database did not answer: Broken pipe", no trace."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        run = subprocess.run(
+            [sys.executable, "-c", MANY_LINES],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+        )
+    finally:
+        os.close(write_end)
+    assert run.returncode == 141
+    assert run.stderr == ""

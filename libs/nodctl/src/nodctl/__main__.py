@@ -3,6 +3,8 @@ docs/NODCTL.md; every command has --help."""
 
 import argparse
 import asyncio
+import os
+import signal
 import sys
 from collections.abc import Awaitable, Callable
 
@@ -241,8 +243,8 @@ def explain(failure: ServiceCallFailed) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
     try:
+        args = _parser().parse_args(argv)
         settings = load()
         return asyncio.run(_run(settings, args))
     except Failed as failed:
@@ -259,6 +261,11 @@ def main(argv: list[str] | None = None) -> int:
     except SettingFileError as error:
         print(f"nodctl: {error}", file=sys.stderr)
         return 1
+    except BrokenPipeError:
+        # Read into `head` and cut short: as a shell tool ends on SIGPIPE,
+        # quietly; what is left unwritten must not reach the closed pipe.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + signal.SIGPIPE
     except (sqlalchemy.exc.OperationalError, sqlalchemy.exc.InterfaceError, OSError) as error:
         print(
             "nodctl: the gateway's database (NOD_DATABASE_URL) did not answer:"

@@ -14,7 +14,11 @@ from nodctl.parts import Parts
 
 
 def _state(task: tasks.Task) -> str:
-    return words.badge(words.TASK, task.state)[0]
+    """The task's badge as its page shows it (its outcome once it ended),
+    with the sentence why."""
+    badge = words.task_badge(task)[0]
+    why = words.outcome_sentence(task)
+    return f"{badge} ({why})" if why else badge
 
 
 def _describe(line: timeline.Line) -> list[str]:
