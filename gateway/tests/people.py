@@ -44,11 +44,15 @@ class Person:
     def url(self) -> str:
         return self.nod.gateway_url
 
-    async def open(self, width: int = 1280, java_script: bool = True) -> Page:
+    async def open(
+        self, width: int = 1280, java_script: bool = True, bypass_csp: bool = False
+    ) -> Page:
+        """bypass_csp: for a test that adds a checker's script to the page."""
         self.context = await self.chromium.new_context(
             viewport={"width": width, "height": 900},
             base_url=self.url,
             java_script_enabled=java_script,
+            bypass_csp=bypass_csp,
         )
         self.context.on("request", self._note_typed)
         self.context.on("response", self._keep_page)
