@@ -221,7 +221,7 @@ async def test_resolve_changes_what_the_task_shows(nodctl, system):
 
     before = await nodctl("task", task_id)
     assert before.code == 0, before
-    assert f"({person})" in before.out and "Waiting for you" in before.out
+    assert f"({person})" in before.out and "State: Needs you" in before.out
     assert "[Uncertain]" in before.out or "Uncertain]" in before.out
     assert "You checked" not in before.out
 
