@@ -184,6 +184,12 @@ class OwnersObjects:
         self.made[Kind.TASK] = self._waiting.id
         return self._waiting.wait.id
 
+    def the_waiting_task(self) -> str:
+        """The request names the waiting task (whose steps it made are
+        known: the first opened the shop's page), not a quiet one."""
+        self.made.setdefault(Kind.TASK, self._waiting.id)
+        return self.made[Kind.TASK]
+
     async def _login(self) -> str:
         return (await put_login(self._stubs.vault, self._meta)).id
 

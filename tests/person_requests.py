@@ -113,6 +113,8 @@ OTHER_VALUES: dict[str, Values] = {
     "TasksService/ResolveUncertain": lambda o, _: {
         "step": 1, "resolution": tasks.RESOLUTION_HAPPENED, "note": "checked",
     },
+    # The waiting task's first step opened the shop's page: its picture was kept.
+    "TasksService/GetStepScreenshot": lambda o, _: {"task_id": o.the_waiting_task(), "step": 1},
 }  # fmt: skip
 
 

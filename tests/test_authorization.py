@@ -94,6 +94,8 @@ NAMING_NO_OBJECT = {
     "PaymentsService/GetLimits",
     "TasksService/StartTask",
     "TasksService/ListTasks",
+    # Erases the caller's own step pictures (a person being removed).
+    "TasksService/DeleteStepScreenshots",
     # The operator's re-seals act on every owner's rows, and show none of them.
     "VaultAdminService/Reseal",
     "ApprovalsAdminService/Reseal",
@@ -123,7 +125,7 @@ LOOKUPS = {"ClaimsService/FindClaim"}
 # their own, under another id.
 IGNORED_IDS = {"ApprovalsService/ConnectAccount": Kind.ACCOUNT}
 # Replies that count what a call did to the caller's things.
-COUNTS = ("discarded", "closed", "released")
+COUNTS = ("discarded", "closed", "released", "deleted")
 # The owner's call that ends the waiting task's form goes last.
 LAST = "TasksService/SubmitPrivateForm"
 

@@ -475,6 +475,32 @@ def test_a_lines_html_carries_its_step_and_folds_its_details():
     assert said is not None and "data-step" not in render(said)
 
 
+def test_a_page_steps_picture_is_folded_under_its_line_and_no_other_steps():
+    ran = timeline.describe(
+        event(9, "step.ended", task_id="t-1", step=step(4, "read_page", page_title="Sign in"))
+    )
+    assert ran is not None and ran.picture == "/tasks/t-1/steps/4/page"
+    html = render(ran)
+    folded = re.search(r"<details.*?</details>", html, flags=re.S)
+    assert folded, "a read with no arguments still folds its picture"
+    picture = re.search(r"<img [^>]*>", folded.group(0))
+    assert picture is not None
+    assert 'src="/tasks/t-1/steps/4/page"' in picture.group(0)
+    assert 'loading="lazy"' in picture.group(0)
+    assert 'alt="The page after this step (private fields painted over)"' in picture.group(0)
+    assert "<img" not in re.sub(r"<details.*?</details>", "", html, flags=re.S)
+    unpictured = [
+        step(5, "ask_person", arguments={"question": "Which size?"}),
+        step(6, "navigate", state=tasks.STEP_STATE_RUNNING, arguments={"url": SHOP}),
+        step(7, "click", state=tasks.STEP_STATE_NOT_RUN, reason_code="REPEATS_A_STEP"),
+    ]
+    for other in unpictured:
+        made = timeline.describe(event(10, "step.ended", task_id="t-1", step=other))
+        assert made is not None and not made.picture and "<img" not in render(made)
+    # Without the task's id (a line made elsewhere) there is no address to give.
+    assert not described(step(4, "read_page")).picture
+
+
 def test_the_panel_says_the_outcome_under_its_badge_and_the_models_words_as_a_note():
     task = tasks.Task(
         id="t-1",

@@ -310,6 +310,7 @@ async def test_remove_ends_sessions_stops_tasks_deletes_saved_items_and_apps(nod
         done = json.loads(removed.out)
         assert done["sessions_ended"] == 1 and done["tasks_stopped"] == [task_id]
         assert sorted(done["saved_items_deleted"]) == ["shop", "visa"] and done["removed"]
+        assert done["step_pictures_erased"] == 0  # its one step opened no page
         assert done["apps_disconnected"] == ["Demo app"]
         assert not await signed_in(client)
     async with system.channel("approvals") as channel:

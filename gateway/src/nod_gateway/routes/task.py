@@ -1,9 +1,10 @@
 """One task: its page (the timeline so far and what it needs from the
-person), the live timeline, Stop and Continue."""
+person), the live timeline, the pictures of its steps' pages, Stop and
+Continue."""
 
 import uuid
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import RedirectResponse, Response
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
@@ -18,6 +19,9 @@ from nod_gateway.web.sessions import PostedForm, SignedIn
 router = APIRouter()
 # How long a browser waits before reconnecting a live timeline that dropped.
 RETRY_MS = 2000
+# The pictures the tasks service keeps, and all a step's page is served as.
+PICTURE_TYPES = frozenset({"image/png", "image/jpeg"})
+MAX_STEP = 2**31 - 1
 
 
 async def get_task(nod: Nod, task_id: str) -> tasks.Task:
@@ -102,6 +106,26 @@ async def task_events(request: Request, task_id: str, asked: SignedIn, after: in
             yield ServerSentEvent("", event="end")
 
     return EventSourceResponse(stream(), ping=15, headers={"x-accel-buffering": "no"})
+
+
+@router.get("/tasks/{task_id}/steps/{step}/page")
+async def step_page(task_id: str, step: int, asked: SignedIn) -> Response:
+    """The picture of the page a step left (private fields and shown-back
+    private values painted over by the browser), for the task's owner
+    alone: another person's task, or a step with none, is 404. Never
+    cached: it shows the person's own pages."""
+    if not 1 <= step <= MAX_STEP:
+        raise HTTPException(404, "There is nothing here, or it isn't yours.")
+    reply = await asked.nod.tasks.GetStepScreenshot(
+        tasks.GetStepScreenshotRequest(task_id=task_id, step=step)
+    )
+    if reply.media_type not in PICTURE_TYPES:
+        raise HTTPException(404, "There is nothing here, or it isn't yours.")
+    return Response(
+        reply.image,
+        media_type=reply.media_type,
+        headers={"cache-control": "private, no-store"},
+    )
 
 
 @router.post("/tasks/{task_id}/stop")

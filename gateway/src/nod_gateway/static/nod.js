@@ -6,6 +6,16 @@
 // wiped. Every frame carries its event's number; the browser's EventSource
 // resends the last one when it reconnects, and the server resumes after
 // it: no line is missed or shown twice.
+// A step's page picture that isn't there (none was kept: it failed, or the
+// task's pictures reached their limit) says so instead of a broken image.
+document.addEventListener("error", function (event) {
+  var image = event.target;
+  if (!image || !image.classList || !image.classList.contains("line-page")) return;
+  var said = document.createElement("span");
+  said.textContent = image.dataset.missing || "";
+  image.replaceWith(said);
+}, true);
+
 (function () {
   "use strict";
   var live = document.getElementById("live");

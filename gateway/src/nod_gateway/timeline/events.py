@@ -44,7 +44,7 @@ def describe(
     (the panel shows it), the task's own words it started with (its title)."""
     at, clock, number = words.when(event.at), words.clock(event.at), event.number
     if event.kind in STEP_EVENTS:
-        return describe_step(event.step, number=number, at=at, clock=clock)
+        return describe_step(event.step, number=number, at=at, clock=clock, task_id=event.task_id)
     if event.kind == "model.attempt":
         attempt = event.model_attempt
         if not attempt.error and not attempt.retried:
@@ -82,7 +82,9 @@ async def line(
         return describe(event, task, latest_end=latest_end)
     found = await look_up(nod, event.step)
     at, clock = words.when(event.at), words.clock(event.at)
-    return describe_step(event.step, found, number=event.number, at=at, clock=clock)
+    return describe_step(
+        event.step, found, number=event.number, at=at, clock=clock, task_id=event.task_id
+    )
 
 
 def one_per_line(

@@ -28,6 +28,15 @@ WAITING_TOOLS = ASK_TOOLS | {"propose_app_action"}
 # A step not run because of what the person answered (or a stop while it
 # waited for them): it did ask.
 ANSWERS_OF_THE_PERSON = frozenset({"PERSON_SAID_NO", "EXPIRED", "STOPPED"})
+# Tools whose step changes or reads a page: the tasks service keeps a
+# picture of the page after it (as nod_tasks.domain.pictures.PAGE_TOOLS says).
+PAGE_TOOLS = frozenset(
+    {
+        "navigate", "click", "type_text", "select_option", "set_checked", "press_key",
+        "scroll", "go_back", "switch_page", "read_page", "wait_for_page",
+        "enter_saved_login", "enter_from_private_form", "pay", "confirm_payment",
+    }
+)  # fmt: skip
 # Tools whose words name what their private form held.
 FORM_TOOLS = frozenset({"enter_from_private_form", "ask_private_form"})
 SIGN_IN_FORMS = frozenset({"password", "login"})
@@ -64,6 +73,8 @@ class Line:
     step: int = 0
     # Folded under the line: (label, text).
     folded: list[tuple[str, str]] = field(default_factory=list)
+    # Folded too: the address of the picture of the page the step left.
+    picture: str = ""
     # The time of day shown (`at` is the full time).
     clock: str = ""
 

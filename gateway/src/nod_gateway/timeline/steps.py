@@ -13,6 +13,7 @@ from nod_gateway.timeline.lines import (
     ASK_TOOLS,
     ENTRY_TOOLS,
     FORM_TOOLS,
+    PAGE_TOOLS,
     PAY_TOOLS,
     SIGN_IN_FORMS,
     SIGN_IN_TOOLS,
@@ -213,12 +214,33 @@ def _folded(step: tasks.Step, found: Found) -> list[tuple[str, str]]:
     return folded
 
 
+# Steps that may have left a picture of their page: one that ran, not one
+# still running (its picture comes once it ends) or refused before it ran.
+PICTURED_STATES = frozenset(
+    {tasks.STEP_STATE_DONE, tasks.STEP_STATE_FAILED, tasks.STEP_STATE_UNCERTAIN}
+)
+
+
+def picture_of(task_id: str, step: tasks.Step) -> str:
+    """The address of the picture of the page the step left, if it may have one."""
+    if not task_id or step.tool not in PAGE_TOOLS or step.state not in PICTURED_STATES:
+        return ""
+    return f"/tasks/{task_id}/steps/{step.number}/page"
+
+
 def describe_step(
-    step: tasks.Step, found: Found | None = None, *, number: int = 0, at: str = "", clock: str = ""
+    step: tasks.Step,
+    found: Found | None = None,
+    *,
+    number: int = 0,
+    at: str = "",
+    clock: str = "",
+    task_id: str = "",
 ) -> Line | None:
     """The step's line, from its facts and what the services said of its
     claim, approval and payment (`found`); None for a step that is no line
-    (the finish: the task's badge shows the end)."""
+    (the finish: the task's badge shows the end). With the step's `task_id`,
+    the picture of the page it left is folded under it."""
     if step.tool in words.HIDDEN_TOOLS:
         return None
     found = found or Found()
@@ -237,6 +259,7 @@ def describe_step(
         step=step.number,
         clock=clock,
         folded=_folded(step, found),
+        picture=picture_of(task_id, step),
     )
     if step.state in (tasks.STEP_STATE_FAILED, tasks.STEP_STATE_NOT_RUN):
         made.detail = words.step_reason(step.reason_code, step.state)

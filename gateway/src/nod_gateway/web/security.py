@@ -48,7 +48,9 @@ class SecurityHeaders:
             if message["type"] == "http.response.start":
                 headers = list(message.get("headers", []))
                 headers += HEADERS
-                if scope["path"] != "/static" and not scope["path"].startswith("/static/"):
+                static = scope["path"] == "/static" or scope["path"].startswith("/static/")
+                own = any(name.lower() == b"cache-control" for name, _ in headers)
+                if not static and not own:
                     # Pages show a person's own things: no cache keeps them.
                     headers.append((b"cache-control", b"no-store"))
                 message["headers"] = headers

@@ -566,6 +566,10 @@ ERROR_LABEL = "What went wrong"
 ENTRY_FACTS = "{kind} at {origin}: {state}"
 ACTION_FACTS = "{app} {action}"
 ATTEMPT_FACTS = "request {request}, attempt {attempt}"
+# The picture of the page a step left (the browser's; for the person only).
+PAGE_LABEL = "The page after it"
+PAGE_ALT = "The page after this step (private fields painted over)"
+PAGE_MISSING = "No picture of this page was kept."
 # What the services did not answer, said on the line they leave short.
 CLAIMS_SILENT = "The vault did not answer: the private entry is not shown."
 APPROVALS_SILENT = "The approvals service did not answer: its decision is not shown."

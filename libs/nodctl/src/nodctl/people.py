@@ -93,8 +93,9 @@ async def revoke(parts: Parts, name: str, session_id: str | None) -> int:
 
 async def remove(parts: Parts, name: str, *, as_json: bool) -> int:
     """Their sessions end first (nothing more can be started or said), then
-    their tasks stop, their saved items go and their apps are disconnected
-    (the app's credentials erased), then the person. A service that fails
+    their tasks stop, the pictures of their tasks' pages are erased, their
+    saved items go and their apps are disconnected (the app's credentials
+    erased), then the person. A service that fails
     stops it there, with the person kept, so running it again finishes the
     job."""
     await _must_exist(parts, name)
@@ -103,6 +104,10 @@ async def remove(parts: Parts, name: str, *, as_json: bool) -> int:
     nod = parts.as_person(name)
     stopped = await nod.tasks.Stop(tasks.StopRequest())
     done["tasks_stopped"] = [task.id for task in stopped.tasks]
+    # The pictures of the pages their tasks saw: erased after the Stop, so
+    # no step of theirs takes another.
+    erased = await nod.tasks.DeleteStepScreenshots(tasks.DeleteStepScreenshotsRequest())
+    done["step_pictures_erased"] = erased.deleted
     items = (await nod.vault.ListItems(claims.ListItemsRequest())).items
     deleted = []
     for item in items:
@@ -122,6 +127,7 @@ async def remove(parts: Parts, name: str, *, as_json: bool) -> int:
         return 0
     say(f"Ended {done['sessions_ended']} session(s) of {name}.")
     say(f"Stopped {len(stopped.tasks)} task(s)" + _listed(done["tasks_stopped"]))
+    say(f"Erased {erased.deleted} picture(s) of the pages their tasks saw.")
     say(f"Deleted {len(deleted)} saved item(s)" + _listed(deleted))
     say(f"Disconnected {len(disconnected)} app(s)" + _listed(disconnected))
     say(f"Removed {name}: they can no longer sign in.")

@@ -106,6 +106,9 @@ ALLOWED_CALLERS: Mapping[str, frozenset[str]] = _one_entry_each(
             [TASKS],
         ),
         _methods(_BROWSER, "CloseTaskSessions ListSessions", [TASKS, GATEWAY]),
+        # The picture of a step's page (private values painted over) is taken
+        # for the person's view of their task, and stored by tasks alone.
+        _methods(_BROWSER, "Screenshot", [TASKS]),
         # Tasks are the person's, through the UI. The operator reads a task's
         # history, records a person's check and stops a removed person's tasks;
         # it starts, continues or answers nothing.
@@ -115,6 +118,10 @@ ALLOWED_CALLERS: Mapping[str, frozenset[str]] = _one_entry_each(
         _methods(
             _TASKS, "GetTask ListTasks ListTaskEvents Stop ResolveUncertain", [GATEWAY, OPERATOR]
         ),
+        # A step's page picture is the person's to see, in the UI only; the
+        # operator erases a removed person's pictures.
+        _methods(_TASKS, "GetStepScreenshot", [GATEWAY]),
+        _methods(_TASKS, "DeleteStepScreenshots", [OPERATOR]),
     ]
 )
 

@@ -9,6 +9,7 @@ from nod_browser.adapters.chromium import Chromium, find_chromium
 from nod_browser.adapters.claims_client import ClaimsClient
 from nod_browser.adapters.egress_proxy import EgressProxy, Resolver, SystemResolver
 from nod_browser.adapters.own_addresses import own_addresses
+from nod_browser.adapters.painter import Painter
 from nod_browser.api.browser import BrowserServicer
 from nod_browser.app.claim_ends import ClaimEnds
 from nod_browser.app.private_entry import PrivateEntries
@@ -62,6 +63,8 @@ async def build(
     sessions = Sessions(settings.max_sessions, closed=egress.forget)
     ends = ClaimEnds(claims, settings.end_retry_first_s, settings.end_retry_max_s)
     entries = PrivateEntries(claims, ends, settings)
+    # Pages' pictures are painted over in the runner's own offline page.
+    painter = Painter(browser)
 
     async def renew() -> None:
         # Well inside the claims service's lease ttl; a failed round is tried again.
@@ -81,6 +84,7 @@ async def build(
         await sessions.close_all()  # in-flight entries end UNCERTAIN first
         await ends.close()  # what is still unrecorded, the next boot's release ends
         await claims.close()
+        await painter.close()
         if own_chromium:
             await browser.close()
         if own_egress:
@@ -92,7 +96,7 @@ async def build(
             GrpcService(
                 SERVICES["BrowserService"],
                 browser_pb2_grpc.add_BrowserServiceServicer_to_server,
-                BrowserServicer(browser, egress, sessions, entries, settings),
+                BrowserServicer(browser, egress, sessions, entries, settings, painter),
             )
         ],
         boot=lambda: release_previous_life(claims, settings.migration_poll_s),

@@ -1,7 +1,10 @@
 """Pruning the tasks service's records that only grow: the request ids of
 Continue, deleted once older than their keep, on a schedule
 (nodkit.pruning). Tasks, their steps, events and transcripts stay: they
-are the person's record of what nod did."""
+are the person's record of what nod did. So do the pictures of the steps'
+pages, bounded per task (NOD_TASKS_SCREENSHOT_BYTES_PER_TASK); each goes
+with its step (a foreign key ON DELETE CASCADE), and all of a person's
+with DeleteStepScreenshots when the person is removed."""
 
 from collections.abc import Awaitable
 

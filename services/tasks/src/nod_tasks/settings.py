@@ -170,6 +170,23 @@ class TasksSettings(ServiceSettings):
         gt=0,
         description="How often request ids past their keep are deleted.",
     )
+    # A picture of a text page is 30-150 KB: the default keeps the pages of
+    # a long task (a run's 40 steps, and a Continue or two).
+    screenshot_bytes_per_task: int = Field(
+        8 * 1024 * 1024,
+        ge=0,
+        description="After each step that changes or reads a page, the browser's picture of it"
+        " (private fields and shown-back private values painted over) is kept with the step for"
+        " the person to see, for as long as the task; never sent to the model. A task's"
+        " pictures take at most this many bytes: past it, later ones are not kept (a log line"
+        " says so). 0: no pictures are taken.",
+    )
+    screenshot_timeout_s: float = Field(
+        3.0,
+        gt=0,
+        description="How long a step's picture may take (taken while the model is asked for the"
+        " next step); past it, or when it fails, the step goes on without one.",
+    )
     # Small batches keep each delete's locks and WAL short beside the tasks.
     prune_batch: int = Field(1000, gt=0, description="Rows one delete statement removes at most.")
 

@@ -1117,3 +1117,60 @@ class ListSessionsResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ListSessionsResponse: _TypeAlias = ListSessionsResponse  # noqa: Y015
+
+@_typing.final
+class ScreenshotRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SESSION_ID_FIELD_NUMBER: _builtins.int
+    session_id: _builtins.str
+    def __init__(
+        self,
+        *,
+        session_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["session_id", b"session_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ScreenshotRequest: _TypeAlias = ScreenshotRequest  # noqa: Y015
+
+@_typing.final
+class ScreenshotResponse(_message.Message):
+    """A picture of the session's current page as a person would see it (the
+    viewport, not the whole page), for the person's own view of their task.
+    Every private field (passwords, card and code fields, anything
+    EnterPrivate filled) and every element whose text or value shows back a
+    value entered in the session (as the page reads' masking finds it) is
+    painted over. Never part of anything sent to the model.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    IMAGE_FIELD_NUMBER: _builtins.int
+    MEDIA_TYPE_FIELD_NUMBER: _builtins.int
+    WIDTH_FIELD_NUMBER: _builtins.int
+    HEIGHT_FIELD_NUMBER: _builtins.int
+    image: _builtins.bytes
+    media_type: _builtins.str
+    """"image/png"."""
+    width: _builtins.int
+    """In CSS pixels: the viewport's size."""
+    height: _builtins.int
+    def __init__(
+        self,
+        *,
+        image: _builtins.bytes = ...,
+        media_type: _builtins.str = ...,
+        width: _builtins.int = ...,
+        height: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["height", b"height", "image", b"image", "media_type", b"media_type", "width", b"width"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ScreenshotResponse: _TypeAlias = ScreenshotResponse  # noqa: Y015

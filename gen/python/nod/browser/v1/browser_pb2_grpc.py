@@ -109,6 +109,11 @@ class BrowserServiceStub:
                 request_serializer=nod_dot_browser_dot_v1_dot_browser__pb2.ListSessionsRequest.SerializeToString,
                 response_deserializer=nod_dot_browser_dot_v1_dot_browser__pb2.ListSessionsResponse.FromString,
                 _registered_method=True)
+        self.Screenshot = channel.unary_unary(
+                '/nod.browser.v1.BrowserService/Screenshot',
+                request_serializer=nod_dot_browser_dot_v1_dot_browser__pb2.ScreenshotRequest.SerializeToString,
+                response_deserializer=nod_dot_browser_dot_v1_dot_browser__pb2.ScreenshotResponse.FromString,
+                _registered_method=True)
 
 
 class BrowserServiceServicer:
@@ -209,6 +214,14 @@ class BrowserServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Screenshot(self, request, context):
+        """The current page as a picture, private values painted over (the
+        person's view of a step; never the model's).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_BrowserServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -286,6 +299,11 @@ def add_BrowserServiceServicer_to_server(servicer, server):
                     servicer.ListSessions,
                     request_deserializer=nod_dot_browser_dot_v1_dot_browser__pb2.ListSessionsRequest.FromString,
                     response_serializer=nod_dot_browser_dot_v1_dot_browser__pb2.ListSessionsResponse.SerializeToString,
+            ),
+            'Screenshot': grpc.unary_unary_rpc_method_handler(
+                    servicer.Screenshot,
+                    request_deserializer=nod_dot_browser_dot_v1_dot_browser__pb2.ScreenshotRequest.FromString,
+                    response_serializer=nod_dot_browser_dot_v1_dot_browser__pb2.ScreenshotResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -693,6 +711,33 @@ class BrowserService:
             '/nod.browser.v1.BrowserService/ListSessions',
             nod_dot_browser_dot_v1_dot_browser__pb2.ListSessionsRequest.SerializeToString,
             nod_dot_browser_dot_v1_dot_browser__pb2.ListSessionsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Screenshot(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/nod.browser.v1.BrowserService/Screenshot',
+            nod_dot_browser_dot_v1_dot_browser__pb2.ScreenshotRequest.SerializeToString,
+            nod_dot_browser_dot_v1_dot_browser__pb2.ScreenshotResponse.FromString,
             options,
             channel_credentials,
             insecure,

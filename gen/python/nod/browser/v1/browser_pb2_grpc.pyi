@@ -54,6 +54,10 @@ class BrowserServiceStub:
     CloseTaskSessions: _grpc.UnaryUnaryMultiCallable[_browser_pb2.CloseTaskSessionsRequest, _browser_pb2.CloseTaskSessionsResponse]
     """Stop: closes the task's sessions and cancels their in-flight calls."""
     ListSessions: _grpc.UnaryUnaryMultiCallable[_browser_pb2.ListSessionsRequest, _browser_pb2.ListSessionsResponse]
+    Screenshot: _grpc.UnaryUnaryMultiCallable[_browser_pb2.ScreenshotRequest, _browser_pb2.ScreenshotResponse]
+    """The current page as a picture, private values painted over (the
+    person's view of a step; never the model's).
+    """
 
 @_typing.type_check_only
 class BrowserServiceAsyncStub(BrowserServiceStub):
@@ -78,6 +82,10 @@ class BrowserServiceAsyncStub(BrowserServiceStub):
     CloseTaskSessions: _aio.UnaryUnaryMultiCallable[_browser_pb2.CloseTaskSessionsRequest, _browser_pb2.CloseTaskSessionsResponse]  # type: ignore[assignment]
     """Stop: closes the task's sessions and cancels their in-flight calls."""
     ListSessions: _aio.UnaryUnaryMultiCallable[_browser_pb2.ListSessionsRequest, _browser_pb2.ListSessionsResponse]  # type: ignore[assignment]
+    Screenshot: _aio.UnaryUnaryMultiCallable[_browser_pb2.ScreenshotRequest, _browser_pb2.ScreenshotResponse]  # type: ignore[assignment]
+    """The current page as a picture, private values painted over (the
+    person's view of a step; never the model's).
+    """
 
 class BrowserServiceServicer(metaclass=_abc_1.ABCMeta):
     @_abc_1.abstractmethod
@@ -189,5 +197,15 @@ class BrowserServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _browser_pb2.ListSessionsRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_browser_pb2.ListSessionsResponse, _abc.Awaitable[_browser_pb2.ListSessionsResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def Screenshot(
+        self,
+        request: _browser_pb2.ScreenshotRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_browser_pb2.ScreenshotResponse, _abc.Awaitable[_browser_pb2.ScreenshotResponse]]:
+        """The current page as a picture, private values painted over (the
+        person's view of a step; never the model's).
+        """
 
 def add_BrowserServiceServicer_to_server(servicer: BrowserServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -1048,3 +1048,96 @@ class ResolveUncertainResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ResolveUncertainResponse: _TypeAlias = ResolveUncertainResponse  # noqa: Y015
+
+@_typing.final
+class GetStepScreenshotRequest(_message.Message):
+    """The page as it looked after a step that changed or read it: a picture of
+    the browser's viewport, for the person's own view of their task (the
+    timeline folds it under the step). Every private field and every value the
+    session entered that the page shows back is painted over before it is
+    stored; it is never part of anything sent to the model. Kept for as long
+    as the task, at most NOD_TASKS_SCREENSHOT_BYTES_PER_TASK of them per task.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TASK_ID_FIELD_NUMBER: _builtins.int
+    STEP_FIELD_NUMBER: _builtins.int
+    task_id: _builtins.str
+    step: _builtins.int
+    def __init__(
+        self,
+        *,
+        task_id: _builtins.str = ...,
+        step: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["step", b"step", "task_id", b"task_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetStepScreenshotRequest: _TypeAlias = GetStepScreenshotRequest  # noqa: Y015
+
+@_typing.final
+class GetStepScreenshotResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    IMAGE_FIELD_NUMBER: _builtins.int
+    MEDIA_TYPE_FIELD_NUMBER: _builtins.int
+    image: _builtins.bytes
+    """The picture: image/png."""
+    media_type: _builtins.str
+    """Its media type, e.g. "image/png"."""
+    def __init__(
+        self,
+        *,
+        image: _builtins.bytes = ...,
+        media_type: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["image", b"image", "media_type", b"media_type"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetStepScreenshotResponse: _TypeAlias = GetStepScreenshotResponse  # noqa: Y015
+
+@_typing.final
+class DeleteStepScreenshotsRequest(_message.Message):
+    """Every step picture of the calling person's tasks is erased (the person is
+    being removed); the tasks themselves stay.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DeleteStepScreenshotsRequest: _TypeAlias = DeleteStepScreenshotsRequest  # noqa: Y015
+
+@_typing.final
+class DeleteStepScreenshotsResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DELETED_FIELD_NUMBER: _builtins.int
+    deleted: _builtins.int
+    """How many pictures were erased."""
+    def __init__(
+        self,
+        *,
+        deleted: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deleted", b"deleted"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DeleteStepScreenshotsResponse: _TypeAlias = DeleteStepScreenshotsResponse  # noqa: Y015

@@ -84,6 +84,16 @@ class TasksServiceStub:
                 request_serializer=nod_dot_tasks_dot_v1_dot_tasks__pb2.ResolveUncertainRequest.SerializeToString,
                 response_deserializer=nod_dot_tasks_dot_v1_dot_tasks__pb2.ResolveUncertainResponse.FromString,
                 _registered_method=True)
+        self.GetStepScreenshot = channel.unary_unary(
+                '/nod.tasks.v1.TasksService/GetStepScreenshot',
+                request_serializer=nod_dot_tasks_dot_v1_dot_tasks__pb2.GetStepScreenshotRequest.SerializeToString,
+                response_deserializer=nod_dot_tasks_dot_v1_dot_tasks__pb2.GetStepScreenshotResponse.FromString,
+                _registered_method=True)
+        self.DeleteStepScreenshots = channel.unary_unary(
+                '/nod.tasks.v1.TasksService/DeleteStepScreenshots',
+                request_serializer=nod_dot_tasks_dot_v1_dot_tasks__pb2.DeleteStepScreenshotsRequest.SerializeToString,
+                response_deserializer=nod_dot_tasks_dot_v1_dot_tasks__pb2.DeleteStepScreenshotsResponse.FromString,
+                _registered_method=True)
 
 
 class TasksServiceServicer:
@@ -151,6 +161,21 @@ class TasksServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetStepScreenshot(self, request, context):
+        """The picture of the page after a step; NOT_FOUND for another person's
+        task, and for a step with none (a step that touches no page, one whose
+        picture could not be taken, or one past the task's cap).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DeleteStepScreenshots(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_TasksServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -203,6 +228,16 @@ def add_TasksServiceServicer_to_server(servicer, server):
                     servicer.ResolveUncertain,
                     request_deserializer=nod_dot_tasks_dot_v1_dot_tasks__pb2.ResolveUncertainRequest.FromString,
                     response_serializer=nod_dot_tasks_dot_v1_dot_tasks__pb2.ResolveUncertainResponse.SerializeToString,
+            ),
+            'GetStepScreenshot': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetStepScreenshot,
+                    request_deserializer=nod_dot_tasks_dot_v1_dot_tasks__pb2.GetStepScreenshotRequest.FromString,
+                    response_serializer=nod_dot_tasks_dot_v1_dot_tasks__pb2.GetStepScreenshotResponse.SerializeToString,
+            ),
+            'DeleteStepScreenshots': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeleteStepScreenshots,
+                    request_deserializer=nod_dot_tasks_dot_v1_dot_tasks__pb2.DeleteStepScreenshotsRequest.FromString,
+                    response_serializer=nod_dot_tasks_dot_v1_dot_tasks__pb2.DeleteStepScreenshotsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -475,6 +510,60 @@ class TasksService:
             '/nod.tasks.v1.TasksService/ResolveUncertain',
             nod_dot_tasks_dot_v1_dot_tasks__pb2.ResolveUncertainRequest.SerializeToString,
             nod_dot_tasks_dot_v1_dot_tasks__pb2.ResolveUncertainResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetStepScreenshot(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/nod.tasks.v1.TasksService/GetStepScreenshot',
+            nod_dot_tasks_dot_v1_dot_tasks__pb2.GetStepScreenshotRequest.SerializeToString,
+            nod_dot_tasks_dot_v1_dot_tasks__pb2.GetStepScreenshotResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DeleteStepScreenshots(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/nod.tasks.v1.TasksService/DeleteStepScreenshots',
+            nod_dot_tasks_dot_v1_dot_tasks__pb2.DeleteStepScreenshotsRequest.SerializeToString,
+            nod_dot_tasks_dot_v1_dot_tasks__pb2.DeleteStepScreenshotsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -48,6 +48,12 @@ class TasksServiceStub:
     SubmitPrivateForm: _grpc.UnaryUnaryMultiCallable[_tasks_pb2.SubmitPrivateFormRequest, _tasks_pb2.SubmitPrivateFormResponse]
     AnswerQuestion: _grpc.UnaryUnaryMultiCallable[_tasks_pb2.AnswerQuestionRequest, _tasks_pb2.AnswerQuestionResponse]
     ResolveUncertain: _grpc.UnaryUnaryMultiCallable[_tasks_pb2.ResolveUncertainRequest, _tasks_pb2.ResolveUncertainResponse]
+    GetStepScreenshot: _grpc.UnaryUnaryMultiCallable[_tasks_pb2.GetStepScreenshotRequest, _tasks_pb2.GetStepScreenshotResponse]
+    """The picture of the page after a step; NOT_FOUND for another person's
+    task, and for a step with none (a step that touches no page, one whose
+    picture could not be taken, or one past the task's cap).
+    """
+    DeleteStepScreenshots: _grpc.UnaryUnaryMultiCallable[_tasks_pb2.DeleteStepScreenshotsRequest, _tasks_pb2.DeleteStepScreenshotsResponse]
 
 @_typing.type_check_only
 class TasksServiceAsyncStub(TasksServiceStub):
@@ -64,6 +70,12 @@ class TasksServiceAsyncStub(TasksServiceStub):
     SubmitPrivateForm: _aio.UnaryUnaryMultiCallable[_tasks_pb2.SubmitPrivateFormRequest, _tasks_pb2.SubmitPrivateFormResponse]  # type: ignore[assignment]
     AnswerQuestion: _aio.UnaryUnaryMultiCallable[_tasks_pb2.AnswerQuestionRequest, _tasks_pb2.AnswerQuestionResponse]  # type: ignore[assignment]
     ResolveUncertain: _aio.UnaryUnaryMultiCallable[_tasks_pb2.ResolveUncertainRequest, _tasks_pb2.ResolveUncertainResponse]  # type: ignore[assignment]
+    GetStepScreenshot: _aio.UnaryUnaryMultiCallable[_tasks_pb2.GetStepScreenshotRequest, _tasks_pb2.GetStepScreenshotResponse]  # type: ignore[assignment]
+    """The picture of the page after a step; NOT_FOUND for another person's
+    task, and for a step with none (a step that touches no page, one whose
+    picture could not be taken, or one past the task's cap).
+    """
+    DeleteStepScreenshots: _aio.UnaryUnaryMultiCallable[_tasks_pb2.DeleteStepScreenshotsRequest, _tasks_pb2.DeleteStepScreenshotsResponse]  # type: ignore[assignment]
 
 class TasksServiceServicer(metaclass=_abc_1.ABCMeta):
     @_abc_1.abstractmethod
@@ -137,5 +149,23 @@ class TasksServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _tasks_pb2.ResolveUncertainRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_tasks_pb2.ResolveUncertainResponse, _abc.Awaitable[_tasks_pb2.ResolveUncertainResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def GetStepScreenshot(
+        self,
+        request: _tasks_pb2.GetStepScreenshotRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_tasks_pb2.GetStepScreenshotResponse, _abc.Awaitable[_tasks_pb2.GetStepScreenshotResponse]]:
+        """The picture of the page after a step; NOT_FOUND for another person's
+        task, and for a step with none (a step that touches no page, one whose
+        picture could not be taken, or one past the task's cap).
+        """
+
+    @_abc_1.abstractmethod
+    def DeleteStepScreenshots(
+        self,
+        request: _tasks_pb2.DeleteStepScreenshotsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_tasks_pb2.DeleteStepScreenshotsResponse, _abc.Awaitable[_tasks_pb2.DeleteStepScreenshotsResponse]]: ...
 
 def add_TasksServiceServicer_to_server(servicer: TasksServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -83,6 +83,13 @@ class Chromium:
             service_workers="block", accept_downloads=False, proxy=proxy
         )
 
+    async def offline_context(self) -> BrowserContext:
+        """A context that never loads anything (offline, on about:blank):
+        the runner's own page, where pictures are painted."""
+        return await self._browser.new_context(
+            offline=True, service_workers="block", accept_downloads=False
+        )
+
     async def close(self) -> None:
         await self._browser.close()
         await self._playwright.stop()

@@ -6,6 +6,7 @@ from nod.browser.v1 import browser_pb2 as pb
 from nod.browser.v1 import browser_pb2_grpc
 from nod_browser.adapters.chromium import Chromium
 from nod_browser.adapters.egress_proxy import EgressProxy
+from nod_browser.adapters.painter import Painter
 from nod_browser.api.convert import entry_request, page_to_pb, session_to_pb
 from nod_browser.app import browsing, widgets
 from nod_browser.app.private_entry import PrivateEntries
@@ -28,12 +29,14 @@ class BrowserServicer(browser_pb2_grpc.BrowserServiceServicer):
         sessions: Sessions,
         entries: PrivateEntries,
         settings: BrowserSettings,
+        painter: Painter,
     ) -> None:
         self._chromium = chromium
         self._egress = egress
         self._sessions = sessions
         self._entries = entries
         self._settings = settings
+        self._painter = painter
 
     def _session(self, session_id: str) -> Session:
         owner = current_user()
@@ -133,3 +136,12 @@ class BrowserServicer(browser_pb2_grpc.BrowserServiceServicer):
         task_id = validation.printable_id("task_id", request.task_id) if request.task_id else None
         sessions = self._sessions.of_person(owner, task_id)
         return pb.ListSessionsResponse(sessions=[session_to_pb(s) for s in sessions])
+
+    async def Screenshot(self, request, context) -> pb.ScreenshotResponse:
+        """The person's picture of the page (their task's timeline shows it
+        under a step); it is never part of a page read, so never the model's."""
+        session = self._session(request.session_id)
+        taken = await session.run(browsing.picture(session, self._painter, self._settings))
+        return pb.ScreenshotResponse(
+            image=taken.image, media_type=taken.media_type, width=taken.width, height=taken.height
+        )

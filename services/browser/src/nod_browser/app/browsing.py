@@ -1,5 +1,8 @@
 """A session's non-private actions: open it, go to an address, click, type,
-and read the page."""
+read the page, and take its picture (the person's, never the model's)."""
+
+import asyncio
+import time
 
 from playwright.async_api import Error
 from playwright.async_api import TimeoutError as PlaywrightTimeout
@@ -8,12 +11,17 @@ from nod_browser.adapters.chromium import Chromium
 from nod_browser.adapters.egress_proxy import REFUSED_HEADER, REFUSED_MARK, EgressProxy
 from nod_browser.adapters.locating import locate_one
 from nod_browser.adapters.page_reader import PRIVATE_FIELD, quiet, read_page, settle
+from nod_browser.adapters.painter import Painter
 from nod_browser.adapters.request_guard import send_unsafe_requests_once
+from nod_browser.adapters.screenshots import Picture, take
 from nod_browser.adapters.value_guard import ValueGuard
 from nod_browser.app.sessions import Session, Sessions
 from nod_browser.settings import BrowserSettings
 from nodkit.errors import FailedPrecondition, InvalidArgument, Unavailable
+from nodkit.logging import get_logger
 from nodkit.redaction import redact_value
+
+log = get_logger("nod_browser.browsing")
 
 
 async def open_session(
@@ -145,3 +153,29 @@ async def open_pages(session: Session) -> list[dict]:
             }
         )
     return shown
+
+
+async def picture(session: Session, painter: Painter, settings: BrowserSettings) -> Picture:
+    """The current page's viewport as a picture, every private field and
+    every entered value it shows back painted over (adapters/screenshots.py).
+    For the person's view of a step: nothing sent to the model carries it."""
+    session.leave_closed_page()
+    began = time.monotonic()
+    try:
+        async with asyncio.timeout(settings.action_timeout_s):
+            taken = await take(
+                session.page, session.entered, painter, timeout_s=settings.action_timeout_s
+            )
+    except TimeoutError:
+        raise Unavailable("the page's picture took too long", reason="SCREENSHOT_TIMEOUT") from None
+    except Error:
+        raise Unavailable(
+            "the page's picture could not be taken", reason="SCREENSHOT_FAILED"
+        ) from None
+    log.info(
+        "screenshot.taken",
+        session_id=session.id,
+        bytes=len(taken.image),
+        ms=round((time.monotonic() - began) * 1000),
+    )
+    return taken

@@ -335,6 +335,19 @@ class EnteredValues:
     def mask(self, text: str) -> str:
         return self._masker.sub(MASK, text) if self._masker is not None and text else text
 
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """Where `mask` would mask: (start, end) of each match, in order
+        (a page's picture paints over what holds them)."""
+        if self._masker is None or not text:
+            return []
+        found = self._masker.finditer(text)
+        return [match.span() for match in found if match.end() > match.start()]
+
+    @property
+    def any(self) -> bool:
+        """Whether a value was entered in the session."""
+        return self._masker is not None
+
     @property
     def reach(self) -> int:
         """How far past the end of a clipped string a masked form may reach:

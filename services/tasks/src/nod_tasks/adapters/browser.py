@@ -16,6 +16,7 @@ from nod_tasks.adapters.claims import claim_of
 from nod_tasks.adapters.enums import to_proto
 from nod_tasks.domain.outside import Claim, Entry
 from nod_tasks.domain.pages import Frame, Notice, OpenPage, Page, PageControl, PageField
+from nod_tasks.domain.pictures import PagePicture
 from nodkit.client import NodRpcError
 from nodkit.logging import get_logger
 from nodkit.peers import Peer
@@ -211,6 +212,16 @@ class BrowserPeer:
 
     async def switch_page(self, owner: str, session_id: str, page_id: str) -> Page:
         return await self._page(owner, session_id, "SwitchPage", page_id=page_id)
+
+    async def screenshot(self, owner: str, session_id: str, *, timeout_s: float) -> PagePicture:
+        """The picture of the session's page (the person's, never the
+        model's), private values painted over by the browser."""
+        replica, on_replica = self._route(session_id)
+        request = pb.ScreenshotRequest(session_id=on_replica)
+        reply = await replica.peer.call(
+            replica.stub.Screenshot, request, owner, timeout_s=timeout_s
+        )
+        return PagePicture(reply.image, reply.media_type)
 
     async def enter_private(
         self, owner: str, session_id: str, entry: Entry, *, timeout_s: float

@@ -82,6 +82,15 @@ class TasksServicer(tasks_pb2_grpc.TasksServiceServicer):
         task = await self._replies.resolve(task, request.step, resolution, request.note)
         return pb.ResolveUncertainResponse(task=task_to_pb(task))
 
+    async def GetStepScreenshot(self, request, context) -> pb.GetStepScreenshotResponse:
+        """The picture of a step's page (the person's, never the model's)."""
+        picture = await self._tasks.step_picture(current_user(), request.task_id, request.step)
+        return pb.GetStepScreenshotResponse(image=picture.image, media_type=picture.media_type)
+
+    async def DeleteStepScreenshots(self, request, context) -> pb.DeleteStepScreenshotsResponse:
+        erased = await self._tasks.erase_pictures(current_user())
+        return pb.DeleteStepScreenshotsResponse(deleted=erased)
+
 
 def _event_number(field: str, value: int) -> int:
     if value < 0:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 from nod_tasks.domain import prompt
 from nod_tasks.domain.events import StepView, TaskEvent
 from nod_tasks.domain.outcomes import judge
+from nod_tasks.domain.pictures import PagePicture
 from nod_tasks.domain.tasks import (
     ENDED_STATES,
     Move,
@@ -19,7 +20,7 @@ from nod_tasks.domain.tasks import (
 from nod_tasks.store.database import Database, Transaction
 from nod_tasks.store.tasks import Which
 from nodkit import faults, listing, validation
-from nodkit.errors import AlreadyExists, FailedPrecondition, NotFound
+from nodkit.errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound
 from nodkit.logging import get_logger
 from nodkit.notices import Notices, announced_or_timeout
 
@@ -86,6 +87,26 @@ class Tasks:
             events = await tx.events(task.id, after, limit + 1)
             steps = await tx.steps.of_task(task.id)
         return History(events[:limit], [StepView.of(s) for s in steps], len(events) > limit)
+
+    async def step_picture(self, owner: str, task_id: str, number: int) -> PagePicture:
+        """The picture of a step's page, for its owner only: another
+        person's task answers as a step with none does (NOT_FOUND)."""
+        task_id = validation.uuid_id("task_id", task_id)
+        if number < 1:
+            raise InvalidArgument("step", "must be a step's number (1 or more)")
+        async with self._db.reads() as tx:
+            picture = await tx.screenshots.get(owner, task_id, number)
+        if picture is None:
+            raise NotFound("there is no picture of that step's page", reason="NO_SCREENSHOT")
+        return picture
+
+    async def erase_pictures(self, owner: str) -> int:
+        """Every page picture of the person's tasks (the person is being
+        removed, after their tasks were stopped); the tasks stay."""
+        async with self._db.transaction() as tx:
+            erased = await tx.screenshots.erase_all_of(owner)
+        log.info("step_screenshots.erased", count=erased)
+        return erased
 
     async def watch(
         self, owner: str, task_id: str, after: int

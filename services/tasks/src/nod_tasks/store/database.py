@@ -14,8 +14,10 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from nod_tasks.domain import prompt
 from nod_tasks.domain.events import TaskEvent
+from nod_tasks.domain.pictures import PagePicture
 from nod_tasks.domain.steps import StepEnd, StepRecord, Subject
-from nod_tasks.store import events, steps, transcript
+from nod_tasks.store import events, screenshots, steps, transcript
+from nod_tasks.store.screenshots import ScreenshotRows
 from nod_tasks.store.steps import StepRows
 from nod_tasks.store.tasks import TaskRows
 from nodkit.db import call_deadline
@@ -30,6 +32,7 @@ class Transaction:
     def __post_init__(self) -> None:
         self.tasks = TaskRows(self.conn)
         self.steps = StepRows(self.conn)
+        self.screenshots = ScreenshotRows(self.conn)
 
     async def add_event(self, task_id: str, kind: str, data: dict[str, Any]) -> None:
         await events.add_event(self.conn, task_id, kind, data)
@@ -94,6 +97,15 @@ class Database:
     ) -> StepRecord | None:
         async with self._hot_connection() as conn:
             return await steps.end(conn, step, outcome, in_flight_on=in_flight_on)
+
+    async def keep_screenshot(
+        self, task_id: str, number: int, picture: PagePicture, cap_bytes: int
+    ) -> bool:
+        """A step's page picture, beside the hot path (it never waits on the
+        hot pool, sized for the steps' own statements); False when the
+        task's cap leaves no room for it."""
+        async with self._engine.begin() as conn:
+            return await screenshots.keep(conn, task_id, number, picture, cap_bytes)
 
     @contextlib.asynccontextmanager
     async def _hot_connection(self) -> AsyncIterator[Any]:

@@ -124,6 +124,22 @@ steps = sa.Table(
     ),
 )
 
+# The picture of a step's page (the browser's Screenshot: private fields and
+# shown-back entered values painted over), for the person's view of the
+# task; never read into anything sent to the model. It goes with its step.
+step_screenshots = sa.Table(
+    "step_screenshots",
+    metadata,
+    sa.Column("task_id", UUID(as_uuid=False), primary_key=True),
+    sa.Column("number", sa.Integer, primary_key=True),
+    sa.Column("image", sa.LargeBinary, nullable=False),
+    sa.Column("media_type", sa.Text, nullable=False),
+    _timestamp("created_at", nullable=False, server_default=NOW),
+    sa.ForeignKeyConstraint(
+        ["task_id", "number"], [steps.c.task_id, steps.c.number], ondelete="CASCADE"
+    ),
+)
+
 events = sa.Table(
     "events",
     metadata,

@@ -4,6 +4,7 @@ handler, once each. Adding a tool is a statement there and a line here."""
 from nod_tasks.app.tools import actions, browsing, entries, ordering, paying, person
 from nod_tasks.app.tools.base import Handler, Tool
 from nod_tasks.domain import tools
+from nod_tasks.domain.pictures import PAGE_TOOLS
 
 HANDLERS: dict[str, Handler] = {
     "read_page": browsing.read_page,
@@ -29,5 +30,7 @@ HANDLERS: dict[str, Handler] = {
 }
 if set(HANDLERS) != set(tools.BY_NAME):
     raise RuntimeError("every tool needs both its statement and its handler")
+if not PAGE_TOOLS <= set(HANDLERS):
+    raise RuntimeError("domain.pictures.PAGE_TOOLS names a tool there is not")
 TOOLS = {spec.name: Tool(spec, HANDLERS[spec.name]) for spec in tools.TOOLS}
 SCHEMAS = [tool.spec.schema() for tool in TOOLS.values()]
