@@ -36,12 +36,12 @@ from nod_tasks.adapters.peers import Peers
 from nod_tasks.app import model_requests
 from nod_tasks.app.context import task_context
 from nod_tasks.app.endings import Endings
+from nod_tasks.app.pictures import StepPictures
 from nod_tasks.app.tools.base import Outcome, StepContext, WaitFor
 from nod_tasks.app.tools.registry import SCHEMAS, TOOLS
 from nod_tasks.domain import prompt, steps, tools
 from nod_tasks.domain.events import ModelAttempt
 from nod_tasks.domain.model import Message, ModelProvider, ModelReply, ModelRequest, TaskContext
-from nod_tasks.domain.pictures import PAGE_TOOLS
 from nod_tasks.domain.results import Finished
 from nod_tasks.domain.retry import ModelFailure, RetryDecision
 from nod_tasks.domain.steps import StepEnd, StepRecord, StepState
@@ -94,10 +94,8 @@ class Run:
         self._deadline: asyncio.Timeout | None = None
         # The task was committed WAITING: what is left of the run is no step.
         self._handed_over = False
-        # The last step's page picture, being taken; and whether the task's
-        # pictures reached their cap (none more is taken in this run).
-        self._picture: asyncio.Future[None] | None = None
-        self._pictures_full = deps.settings.screenshot_bytes_per_task == 0
+        # Each page step's picture, for the person (app/pictures.py).
+        self._pictures = StepPictures(deps.db, deps.peers, deps.settings, task)
 
     async def go(self) -> None:
         """The run, to its end; one that fails inside ends its task FAILED
@@ -164,9 +162,7 @@ class Run:
             await self._end(Move.FAIL, f"it took more than {limit} steps: {CHECK_OR_CONTINUE}")
         finally:
             next_context.cancel()
-            picture, self._picture = self._picture, None
-            if picture is not None:
-                picture.cancel()  # the run was cut off: what is left of it is no step
+            self._pictures.drop()  # the run was cut off: what is left of it is no step
 
     async def _load(self) -> bool:
         """The task as it stands, its steps and its conversation so far."""
@@ -286,10 +282,11 @@ class Run:
 
     async def _run_and_end(self, ctx: StepContext, planned: tools.Planned) -> bool:
         # The last step's picture shows the page it left, not this step's.
-        await self._picture_taken()
+        await self._pictures.taken()
         outcome = await self._run_tool(ctx, planned)
         if isinstance(outcome, WaitFor) or outcome.state != StepState.NOT_RUN:
-            self._take_picture(ctx)  # not for a step refused before it touched the page
+            # Not for a step refused before it touched the page.
+            self._pictures.take(ctx.step, ctx.session_id or self._task.session_id)
         if isinstance(outcome, WaitFor):
             await self._wait(ctx, outcome)
             return False
@@ -409,7 +406,7 @@ class Run:
     async def _end(self, move: Move, message: str) -> None:
         # The last step's picture (its end was written a model request ago)
         # lands before the task's end: an ended task has all its pictures.
-        await self._picture_taken()
+        await self._pictures.taken()
         async with self._db.transaction() as tx:
             await self._move(tx, move, message=message)
         # Its end is told to the other services now (what it left open is cancelled).
@@ -418,62 +415,5 @@ class Run:
     async def _kick(self) -> None:
         """The task's end (or wait) is told on: the last page picture is
         taken first, before its session may be closed."""
-        await self._picture_taken()
+        await self._pictures.taken()
         self._deps.endings.kick()
-
-    def _take_picture(self, ctx: StepContext) -> None:
-        """The step's page picture, taken in the background (the step's end
-        is written and the model asked meanwhile)."""
-        session_id = ctx.session_id or self._task.session_id
-        if ctx.step.tool not in PAGE_TOOLS or self._pictures_full or not session_id:
-            return
-        self._picture = asyncio.ensure_future(self._keep_picture(ctx.step.number, session_id))
-
-    async def _picture_taken(self) -> None:
-        """The picture being taken, if one is: bounded by its own timeout;
-        it never raises (one that failed is only logged)."""
-        picture, self._picture = self._picture, None
-        if picture is not None:
-            began = asyncio.get_running_loop().time()
-            await picture
-            waited_ms = round((asyncio.get_running_loop().time() - began) * 1000)
-            if waited_ms:
-                log.debug("step.screenshot_waited", task_id=self._task.id, waited_ms=waited_ms)
-
-    async def _keep_picture(self, number: int, session_id: str) -> None:
-        settings = self._deps.settings
-        task = self._task
-        began = asyncio.get_running_loop().time()
-        try:
-            async with asyncio.timeout(settings.screenshot_timeout_s):
-                picture = await self._deps.peers.browser.screenshot(
-                    task.owner, session_id, timeout_s=settings.screenshot_timeout_s
-                )
-                kept = await self._db.keep_screenshot(
-                    task.id, number, picture, settings.screenshot_bytes_per_task
-                )
-        except (TimeoutError, NodRpcError) as error:
-            why = "it took too long" if isinstance(error, TimeoutError) else str(error)
-            log.warning("step.screenshot_not_kept", task_id=task.id, step=number, why=why)
-            return
-        except Exception:
-            log.exception("step.screenshot_failed", task_id=task.id, step=number)
-            return
-        taken_ms = round((asyncio.get_running_loop().time() - began) * 1000)
-        if not kept:
-            self._pictures_full = True
-            log.info(
-                "step.screenshots_over_cap",
-                task_id=task.id,
-                step=number,
-                cap_bytes=settings.screenshot_bytes_per_task,
-                note="this task's later page pictures are not kept",
-            )
-            return
-        log.info(
-            "step.screenshot_kept",
-            task_id=task.id,
-            step=number,
-            bytes=len(picture.image),
-            taken_ms=taken_ms,
-        )
