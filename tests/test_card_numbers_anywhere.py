@@ -162,6 +162,11 @@ class Builder:
         return stubs, waiting, holder
 
     def request(self, method: MethodDescriptor) -> Message:
+        # The runner lease the claims name lasts 30 s: renewed before each
+        # method's request, since the whole module takes minutes on a
+        # loaded machine (and a request that needs a claim needs it live).
+        renew = claims_pb2.RenewHolderRequest(holder=self._holder)
+        self._loop.run_until_complete(self._stubs.claims.RenewHolder(renew, metadata=self.meta))
         name = short_name(method)
         if name not in self._made:
             owners = OwnersObjects(self._stubs, self.meta, self._waiting, self._holder)

@@ -55,6 +55,10 @@ def tasks_settings(database_url, service_token, peers: Peers, **overrides) -> Ta
         "outside_waits_poll_s": 0.05,
         "watch_poll_s": 0.05,
         "model_timeout_s": 5.0,
+        # Page pictures are the subject of test_step_screenshots.py (which
+        # turns them on); elsewhere they would only add up to a few hundred
+        # ms per page step on a loaded machine to tests of other things.
+        "screenshot_bytes_per_task": 0,
         **overrides,
     }
     return TasksSettings(database_url=database_url, service_token=service_token, **values)

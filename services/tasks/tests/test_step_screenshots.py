@@ -16,6 +16,8 @@ from nodkit.client import call_metadata, open_channel
 from .model_server import text, tool_call
 from .support import begin, ended, steps_of, wait_for
 
+# The tests here turn page pictures on (conftest turns them off elsewhere).
+PICTURES_ON = 8 * 1024 * 1024
 PNG = b"\x89PNG\r\n\x1a\n"
 
 
@@ -41,7 +43,7 @@ async def run_task(stub, person, model_server, *calls) -> pb.Task:
 async def test_a_page_step_keeps_its_picture_for_its_owner_only(
     tasks_with, model_server, demo_person, service_token
 ):
-    stub = await tasks_with(model_url=model_server.url)
+    stub = await tasks_with(model_url=model_server.url, screenshot_bytes_per_task=PICTURES_ON)
     login = f"{demo_person.shop_url}/login"
     task = await run_task(
         stub,
@@ -130,7 +132,11 @@ async def test_past_the_cap_later_pictures_are_not_kept(
 async def test_a_picture_that_is_late_never_holds_up_the_step(
     tasks_with, model_server, demo_person, log_tee
 ):
-    stub = await tasks_with(model_url=model_server.url, screenshot_timeout_s=0.001)
+    stub = await tasks_with(
+        model_url=model_server.url,
+        screenshot_timeout_s=0.001,
+        screenshot_bytes_per_task=PICTURES_ON,
+    )
     login = f"{demo_person.shop_url}/login"
     task = await run_task(stub, demo_person, model_server, tool_call("navigate", {"url": login}))
 
@@ -142,7 +148,7 @@ async def test_a_picture_that_is_late_never_holds_up_the_step(
 async def test_a_removed_persons_pictures_are_erased(
     tasks_with, model_server, demo_person, service_token
 ):
-    stub = await tasks_with(model_url=model_server.url)
+    stub = await tasks_with(model_url=model_server.url, screenshot_bytes_per_task=PICTURES_ON)
     login = f"{demo_person.shop_url}/login"
     task = await run_task(stub, demo_person, model_server, tool_call("navigate", {"url": login}))
     meta = demo_person.meta

@@ -56,6 +56,7 @@ STEPS = 50
 MIN_STEPS = 2000
 STEPS_BETWEEN_RESTARTS = 20
 SETTLE_S = 20.0
+LIVE_TASKS = 24
 
 WAITING = pb.TASK_STATE_WAITING
 DONE = pb.TASK_STATE_DONE
@@ -230,6 +231,10 @@ class TasksModel(RuleBasedStateMachine):
 
         self.vault_channel = self.run.loop.run(connect())
 
+    # A task waiting for its form keeps its browser session: fewer live
+    # tasks than the runner has places (32), or the next one would wait for
+    # a place (a rule of its own, tested in test_session_release.py).
+    @precondition(lambda self: sum(t.state != STOPPED for t in self.model.values()) < LIVE_TASKS)
     @rule(target=tasks, lose_first_answer=st.booleans())
     def start_task(self, lose_first_answer):
         task = ModelTask(uuid.uuid4().hex[:10], f"request-{uuid.uuid4().hex}")
