@@ -63,12 +63,15 @@ class Recovery:
     async def _interrupt(
         self, tx: Transaction, which: Which, message: str, steps: list[StepRecord]
     ) -> int:
-        tasks = await tx.tasks.move(
-            Move.INTERRUPT, which, actor=f"recovery:{self._me}", message=message
-        )
+        # Steps first, then their tasks: the order a run's own step end takes
+        # its locks in (the step's row, then its task's). The other order
+        # deadlocked against a run still ending its step at shutdown.
         for step in steps:
             end = cut_off_end(step.tool, CUT_OFF)
             await tx.steps.end(step, end, in_flight_on=step.runner_instance)
+        tasks = await tx.tasks.move(
+            Move.INTERRUPT, which, actor=f"recovery:{self._me}", message=message
+        )
         if tasks or steps:
             log.warning("tasks.interrupted", tasks=len(tasks), steps=len(steps), why=message)
         return len(tasks)
