@@ -180,3 +180,10 @@ def report(leaks: list[Leak]) -> str:
     for leak in leaks:
         lines.append(f"- {leak.canary.kind}, {leak.encoding}, in {leak.where}: …{leak.excerpt}…")
     return "\n".join(lines)
+
+
+def shows(value: str, text: str, kind: str = "private value") -> bool:
+    """Whether `text` holds `value`, or a form of it, as the session's leak
+    scan counts one: a one-time code only as a whole token, never as digits
+    inside a request id's hex."""
+    return bool(find_leaks([Canary(value, kind)], [Observation("text", text)]))
