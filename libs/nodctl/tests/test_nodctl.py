@@ -209,6 +209,7 @@ async def test_uncertain_lists_each_kind_with_person_task_and_age(nodctl, system
     assert theirs["app action"]["task"] == task_id
     for row in theirs.values():
         assert row["age"].endswith(("s", "m")) and row["uncertain_since"], row
+        assert row["checked"] == "", row
 
     table = await nodctl("uncertain")
     mine = [line for line in table.out.splitlines() if person in line]
@@ -235,6 +236,10 @@ async def test_resolve_changes_what_the_task_shows(nodctl, system):
         return any("You checked: it happened." in " ".join(line["extra"]) for line in lines)
 
     assert await until(shows_check, timeout_s=60)
+    # The operator's list says the person already checked it.
+    listed = await nodctl("uncertain", "--json")
+    theirs = [row for row in json.loads(listed.out) if row["task"] == task_id]
+    assert [(row["kind"], row["checked"]) for row in theirs] == [("app action", "it happened")]
     # Resolving the same step again is the service's refusal, said plainly.
     again = await nodctl("resolve", task_id, str(step), "did_not_happen")
     assert again.code == 1 and again.err.startswith("nodctl: the tasks service answered")

@@ -53,8 +53,9 @@ def _parser() -> argparse.ArgumentParser:
         parents=[output],
         help="every UNCERTAIN private entry, app action and payment",
         description="Lists every UNCERTAIN claim (private entry), app action execution and"
-        " payment of every person in the gateway's people store, with person, task and how"
-        " long it has been uncertain, oldest first. Exits 1 if a service could not list.",
+        " payment of every person in the gateway's people store, with person, task, how"
+        " long it has been uncertain and what the person found if they checked it, oldest"
+        " first. Exits 1 if a service could not list.",
     )
 
     task = commands.add_parser(

@@ -1,7 +1,12 @@
 """nodctl uncertain: every UNCERTAIN private entry (claim), app action
 execution and payment, across every person in the gateway's people store,
-oldest first. Each service lists one person's records only, so nodctl asks
-as each person in turn, as the gateway does for their pages."""
+oldest first, with what the person found if they already checked it. Each
+service lists one person's records only, so nodctl asks as each person in
+turn, as the gateway does for their pages.
+
+A person's check is kept on their task's step (the record itself stays
+UNCERTAIN: nobody but the person knows what happened), so each record's
+task is read for it."""
 
 import asyncio
 import datetime as dt
@@ -9,15 +14,26 @@ from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
+import grpc
+
 from nod.approvals.v1 import approvals_pb2 as approvals
 from nod.claims.v1 import claims_pb2 as claims
 from nod.payments.v1 import payments_pb2 as payments
+from nod.tasks.v1 import tasks_pb2 as tasks
 from nod_gateway.peers import Nod, ServiceCallFailed
 from nod_gateway.web import words
 from nodctl.output import age, emit, stamp, warn
 from nodctl.parts import Parts
 
-COLUMNS = ("kind", "person", "task", "id", "uncertain_since", "age", "what")
+COLUMNS = ("kind", "person", "task", "id", "uncertain_since", "age", "checked", "what")
+# A record's task the tasks service doesn't have (a record made by another
+# caller names any task id it likes): nobody checked it there.
+NO_SUCH_TASK = (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.INVALID_ARGUMENT)
+# What the person found, in the words the task page gives it.
+FOUND = {
+    tasks.RESOLUTION_HAPPENED: "it happened",
+    tasks.RESOLUTION_DID_NOT_HAPPEN: "it did not happen",
+}
 PAGE = 500
 # People asked at once: each is three list calls.
 PEOPLE_AT_ONCE = 8
@@ -32,6 +48,8 @@ class Uncertain:
     uncertain_since: dt.datetime | None
     what: str
     age: str = ""
+    # What the person found when they checked, "" while nobody has.
+    checked: str = ""
 
 
 async def every_page(call: Callable[[str], Awaitable[Any]], items: str) -> list:
@@ -114,6 +132,39 @@ async def payments_of(nod: Nod) -> list[Uncertain]:
     ]
 
 
+async def checks_in(nod: Nod, task_id: str) -> dict[str, str]:
+    """What the person found for each record their task's steps made that
+    they checked: record id -> words. A record made outside a task, or
+    by a task the tasks service doesn't have, has none."""
+    if not task_id:
+        return {}
+    reply = await nod.tasks.ListTaskEvents(tasks.ListTaskEventsRequest(task_id=task_id))
+    return {
+        record: FOUND[step.resolution]
+        for step in reply.steps
+        if step.resolution in FOUND
+        for record in (step.claim_id, step.approval_id, step.payment_id)
+        if record
+    }
+
+
+async def mark_checked(nod: Nod, found: list[Uncertain]) -> list[str]:
+    """Sets each record's `checked`; what could not be read."""
+    problems: list[str] = []
+    for task_id in sorted({record.task for record in found}):
+        try:
+            checks = await checks_in(nod, task_id)
+        except ServiceCallFailed as failure:
+            if failure.error.code in NO_SUCH_TASK:
+                continue
+            problems.append(f"{failure.label} did not show task {task_id}: {failure.error}")
+            continue
+        for record in found:
+            if record.task == task_id:
+                record.checked = checks.get(record.id, "")
+    return problems
+
+
 async def of_person(nod: Nod) -> tuple[list[Uncertain], list[str]]:
     """Their uncertain records, and what could not be listed."""
     found: list[Uncertain] = []
@@ -123,6 +174,7 @@ async def of_person(nod: Nod) -> tuple[list[Uncertain], list[str]]:
             found.extend(await listing(nod))
         except ServiceCallFailed as failure:
             problems.append(f"{failure.label} did not list {nod.person}'s records: {failure.error}")
+    problems += await mark_checked(nod, found)
     return found, problems
 
 
