@@ -57,8 +57,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 from gateway_bench import signed_in  # noqa: E402
 from load import Figures, run_load  # noqa: E402
-from proc import MIB, family, proc_kib  # noqa: E402
 
+from nodtest.proc import MIB, family, proc_kib, tree_pss_mib  # noqa: E402
 from soak.operations import Operations, Outcome, Person  # noqa: E402
 from soak.system import System  # noqa: E402
 
@@ -111,7 +111,7 @@ def rss_of(pid: int, *, children: bool = True) -> Callable[[], float]:
 
 
 def pss_of(pid: int) -> Callable[[], float]:
-    return lambda: sum(proc_kib(p, "smaps_rollup", "Pss") for p in family(pid)) / MIB
+    return lambda: tree_pss_mib(pid)
 
 
 class Sampler:

@@ -51,7 +51,8 @@ from claims_bench import (  # noqa: E402
     start,
 )
 from load import Figures, run_load  # noqa: E402
-from proc import rss_mib  # noqa: E402
+
+from nodtest.proc import rss_mib  # noqa: E402
 
 CALLERS = tuple(int(n) for n in os.environ.get("BENCH_CALLERS", "8,64").split(","))
 # Printed for each database, so that the two differ visibly only in replication.

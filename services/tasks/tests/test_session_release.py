@@ -1,12 +1,14 @@
 """A task's browser session is closed when the task ends, however it ends
 (done, failed, stopped, continued and done again): a runner holding a few
-sessions serves task after task, and nothing stays open past a short grace."""
+sessions serves task after task, nothing stays open past a short grace,
+and the runner's memory doesn't grow with the tasks it served."""
 
 import asyncio
 
 from nod.browser.v1 import browser_pb2, browser_pb2_grpc
 from nod.tasks.v1 import tasks_pb2 as pb
 from nodkit.client import open_channel
+from nodtest.proc import tree_pss_mib
 from nodtest.processes import Peer
 
 from .model_server import status, text, tool_call
@@ -15,6 +17,31 @@ from .support import ended, wait_for, waiting
 RUNNER_PLACES = 2
 # How long a session may outlive its task: the end is told at once.
 GRACE_S = 10.0
+# The runner's memory (Python, Playwright's driver, every Chromium process)
+# after the last third of its tasks, against after the first.
+MEMORY_GROWTH = 1.10
+
+
+async def sessions_left(runner, as_person) -> list[str]:
+    """The task ids of the runner's open sessions, once they are all closed
+    or GRACE_S has passed."""
+    loop = asyncio.get_running_loop()
+    give_up_at = loop.time() + GRACE_S
+    while True:
+        listed = await runner.ListSessions(browser_pb2.ListSessionsRequest(), metadata=as_person)
+        if not listed.sessions or loop.time() > give_up_at:
+            return [session.task_id for session in listed.sessions]
+        await asyncio.sleep(0.2)
+
+
+async def settled_pss_mib(pid: int) -> float:
+    """The process tree's memory once Chromium has let go of closed
+    contexts' pages: the least of a few readings a moment apart."""
+    readings = []
+    for _ in range(4):
+        await asyncio.sleep(0.5)
+        readings.append(tree_pss_mib(pid))
+    return min(readings)
 
 
 async def test_sessions_close_when_their_tasks_end(
@@ -43,7 +70,8 @@ async def test_sessions_close_when_their_tasks_end(
             ("continued", [look, text("First run.")]),
             ("done", [look, text("Last one.")]),
         ]
-        for how, answers in endings:
+        memory: list[float] = []
+        for number, (how, answers) in enumerate(endings, 1):
             model_server.script = list(answers)
             start = pb.StartTaskRequest(text=f"Look at the shop ({how})")
             task = (await stub.StartTask(start, metadata=as_person)).task
@@ -57,17 +85,13 @@ async def test_sessions_close_when_their_tasks_end(
                 await stub.Continue(go_on, metadata=as_person)
                 task = await wait_for(stub, as_person, task.id, lambda t: t.run == 2 and ended(t))
             assert task.state != pb.TASK_STATE_FAILED or how == "failed", task.message
+            if number % RUNNER_PLACES == 0:
+                # A third of the tasks done: every session closed, then the memory.
+                assert await sessions_left(runner, as_person) == [], f"after task {number}"
+                memory.append(await settled_pss_mib(browser.process.process.pid))  # type: ignore[union-attr]
 
-        loop = asyncio.get_running_loop()
-        give_up_at = loop.time() + GRACE_S
-        while True:
-            listed = await runner.ListSessions(
-                browser_pb2.ListSessionsRequest(), metadata=as_person
-            )
-            if not listed.sessions or loop.time() > give_up_at:
-                break
-            await asyncio.sleep(0.2)
-        assert [s.task_id for s in listed.sessions] == []
+        first, last = memory[0], memory[-1]
+        assert last <= first * MEMORY_GROWTH, f"the runner grew from {first:.0f} to {last:.0f} MiB"
     finally:
         await channel.close()
         browser.stop()

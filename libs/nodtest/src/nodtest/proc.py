@@ -1,5 +1,5 @@
 """What /proc (Linux) says of a process and its children, for the
-benchmarks' memory figures."""
+benchmarks' memory figures and the long-run tests'."""
 
 import pathlib
 
@@ -43,3 +43,10 @@ def rss_mib(pid: int) -> float:
     if not kib:
         raise RuntimeError(f"no VmRSS for process {pid}")
     return kib / MIB
+
+
+def tree_pss_mib(pid: int) -> float:
+    """The proportional set size of a process and all its descendants, in
+    MiB: shared pages counted once across them, as a pod's memory is (for
+    the browser: Python, Playwright's driver and every Chromium process)."""
+    return sum(proc_kib(p, "smaps_rollup", "Pss") for p in family(pid)) / MIB
