@@ -140,13 +140,15 @@ def main() -> None:
     env = base_env(database_url, made)
     check_ports_free()
     if tls.enabled():
-        tls.ensure_certificates(VAR, [service.name for service in [*SERVICES, GATEWAY]])
+        # The operator's too: nodctl beside make run is a caller of its own.
+        names = [service.name for service in [*SERVICES, GATEWAY]]
+        tls.ensure_certificates(VAR, [*names, "operator"])
     migrate(env)
     add_first_person(env)
     shop_port, app_port = demo_ports()
     shop_url, app_url = f"http://{DEMO_HOST}:{shop_port}", f"http://{DEMO_HOST}:{app_port}"
 
-    manager = supervisor()
+    manager = supervisor(json_lines=env["NOD_LOG_FORMAT"] == "json")
     for service in [*SERVICES, GATEWAY]:
         manager.add_process(
             service.name, f"{PY} -m {service.module} serve", env=own_env(env, service.name)

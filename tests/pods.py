@@ -11,6 +11,7 @@ import json
 import pathlib
 import re
 import shutil
+import urllib.parse
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -166,6 +167,8 @@ class Pod:
                 env[key] = f"127.0.0.1:{self.ports[int(port)]}"
             elif key.endswith("_ADDR") and (landed := on_loopback(manifests, pods, value)):
                 env[key] = landed
+            elif key.endswith("_URL") and (landed := url_on_loopback(manifests, pods, value)):
+                env[key] = landed
         return env
 
     def command(self, env: dict[str, str]) -> list[str]:
@@ -176,6 +179,12 @@ class Pod:
         found = shutil.which(words[0], path=env["PATH"])
         assert found, f"{self.name}: {words[0]} is not on the image's PATH {env['PATH']}"
         return [found, *words[1:]]
+
+
+def bare_pod(manifest: Manifest, root: pathlib.Path) -> Pod:
+    """A manifest of kind Pod, as the pod a one-replica workload makes."""
+    template = {"metadata": manifest["metadata"], "spec": manifest["spec"]}
+    return Pod({**manifest, "spec": {"template": template}}, root / manifest["metadata"]["name"])
 
 
 def pods_of(workload: Manifest, root: pathlib.Path) -> list[Pod]:
@@ -196,6 +205,16 @@ def selected(service: Manifest, pods: dict[str, Pod]) -> list[Pod]:
     """The pods a Service's selector picks."""
     selector = service["spec"]["selector"].items()
     return [pod for pod in pods.values() if selector <= pod.labels.items()]
+
+
+def url_on_loopback(manifests: list[Manifest], pods: dict[str, Pod], url: str) -> str | None:
+    """An http(s) URL whose host:port is a Service here, on the loopback
+    port it lands on; None for any other URL."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.port:
+        return None
+    landed = land(manifests, pods, parts.netloc)
+    return parts._replace(netloc=landed).geturl() if landed else None
 
 
 def on_loopback(manifests: list[Manifest], pods: dict[str, Pod], address: str) -> str | None:

@@ -99,15 +99,24 @@ def signs_in_to_the_web_ui(run: MakeRun) -> bool:
         return signed.status_code == 303 and client.get("/tasks").status_code == 200
 
 
-def json_start_lines(run: MakeRun) -> Counter[str]:
-    """Each service's start lines in make run's output on a pipe: JSON after
-    the supervisor's `HH:MM:SS name | `."""
-    started: Counter[str] = Counter()
+def json_events(run: MakeRun) -> list[dict]:
+    """make run's output on a pipe as a log collector reads it: every line
+    of its processes one JSON object, nothing before it (make run's own
+    lines to the person, `nod: ...` and the summary, are not a process's)."""
+    events = []
     for line in run.output:
-        name, _, text = line.partition(" | ")
-        name = name.split()[-1] if name.split() else ""
-        if name in MakeRun.services() and text.startswith("{"):
-            event = json.loads(text)
+        if line.startswith("{"):
+            events.append(json.loads(line))
+        else:
+            assert " | " not in line and '"event"' not in line, line
+    return events
+
+
+def json_start_lines(run: MakeRun) -> Counter[str]:
+    """Each service's start lines in make run's output on a pipe."""
+    started: Counter[str] = Counter()
+    for event in json_events(run):
+        if event["service"] in MakeRun.services():
             started[event["service"]] += event["event"] == "server.serving"
     return started
 
@@ -141,6 +150,13 @@ async def test_make_run_as_a_newcomer_meets_it(make_run):
     task = await run_demo_task(make_run, "Buy the desk lamp at the demo shop")
     assert task.state == pb.TASK_STATE_DONE, task.message
     assert "paid" in task.message
+    # The gateway's access lines are structured, by route template: the
+    # sign-in above, and no task id or query string in any of them.
+    requests = [e for e in json_events(make_run) if e["event"] == "http.request"]
+    assert {"route": "/signin", "method": "POST", "status": 303} in [
+        {key: e[key] for key in ("route", "method", "status")} for e in requests
+    ]
+    assert not [e for e in requests if task.id in json.dumps(e) or "?" in e["route"]]
     assert shop_counts(stand_ins["shop"]) == {"login": 1, "otp": 1, "checkout": 1}
 
     # Stopped and started again at once, by a person at a terminal: up,
@@ -208,6 +224,21 @@ async def test_make_run_with_every_hop_over_mutual_tls(tmp_path):
         )  # fmt: skip
         assert tasks.returncode == 0, tasks.stderr
         assert task.id in tasks.stdout
+        # nodctl beside it, as the summary says: the operator's certificate
+        # from var/tls, its token from var/ (no NOD_ token in its environment).
+        operator_env = {
+            key: value
+            for key, value in run.env.items()
+            if key.startswith("NOD_") and key not in ("NOD_SERVICE_TOKEN", "NOD_SERVICE_TOKENS")
+        } | {"NOD_DATABASE_URL": run.database_url(), "NOD_RUN_TLS": "1", "PATH": "/usr/bin:/bin"}
+        assert "NOD_RUN_TLS=1 .venv/bin/nodctl health" in run.log_text()
+        for command in (["health"], ["uncertain"]):
+            done = await asyncio.to_thread(
+                subprocess.run,
+                [str(ROOT / ".venv/bin/nodctl"), *command],
+                env=operator_env, cwd=run.var.parent, capture_output=True, text=True, timeout=120,
+            )  # fmt: skip
+            assert done.returncode == 0, (command, done.stdout, done.stderr)
         async with open_channel(run.addresses["tasks"]) as plaintext:
             await expect_error(
                 tasks_pb2_grpc.TasksServiceStub(plaintext).ListTasks(

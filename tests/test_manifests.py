@@ -10,20 +10,25 @@ terminationGracePeriodSeconds, as a rolling restart stops it."""
 
 import asyncio
 import contextlib
+import json
 import pathlib
+import subprocess
 import time
 
 import grpc
 import httpx
 import pytest
+import trustme
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from nodkit.client import open_channel
 from nodkit.crypto import new_key_setting
 from nodkit.settings import ServiceSettings
+from nodkit.tls import Tls
 from nodtest.database import create_test_database, drop_test_database
 from scripts.nodeploy.manifests import Manifest, find, ordinals, render
 
-from .pods import Pod, pods_of
+from .pods import Pod, bare_pod, pods_of
 from .wheelhouse import REPOSITORY, Running, run_once, start
 
 pytestmark = pytest.mark.slow
@@ -32,6 +37,7 @@ KUSTOMIZATIONS = {
     "base": REPOSITORY / "deploy" / "k8s" / "base",
     "dev": REPOSITORY / "deploy" / "k8s" / "overlays" / "dev",
 }
+OPERATOR = REPOSITORY / "deploy" / "k8s" / "operator"
 CALLERS = ["claims", "approvals", "payments", "browser", "tasks", "gateway"]
 PROBE_TIMEOUT_S = 90.0
 
@@ -55,7 +61,41 @@ def secrets_for(database_url: str) -> dict[str, dict[str, str]]:
     }
     for name in ["claims", "approvals", "payments", "tasks", "gateway"]:
         secrets[f"nod-{name}-database"] = {"url": database_url}
+    return secrets | tls_secrets()
+
+
+def tls_secrets() -> dict[str, dict[str, str]]:
+    """nod-<name>-tls for each, as a cert-manager Certificate writes it:
+    the certificate (CN and DNS name the service's), its key, the CA."""
+    authority = trustme.CA(organization_name="nod manifests test CA")
+    ca = authority.cert_pem.bytes().decode()
+    secrets = {}
+    for name in [*CALLERS, "operator"]:
+        leaf = authority.issue_cert(name, common_name=name)
+        secrets[f"nod-{name}-tls"] = {
+            "tls.crt": leaf.cert_chain_pems[0].bytes().decode(),
+            "tls.key": leaf.private_key_pem.bytes().decode(),
+            "ca.crt": ca,
+        }
     return secrets
+
+
+async def health_over(pod: Pod, tls: Tls | None) -> str:
+    """The pod's gRPC port asked for its health, over TLS presenting `tls`
+    or in plaintext: the status, or the error's code."""
+    service = pod.name.removeprefix("nod-").split("-")[0]
+    async with open_channel(f"127.0.0.1:{pod.loopback('grpc')}", tls=tls, peer=service) as channel:
+        try:
+            reply = await health_pb2_grpc.HealthStub(channel).Check(
+                health_pb2.HealthCheckRequest(), timeout=5
+            )
+        except grpc.aio.AioRpcError as error:
+            return error.code().name
+    return health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status)
+
+
+def tls_of(secret: dict[str, str]) -> Tls:
+    return Tls(secret["tls.crt"].encode(), secret["tls.key"].encode(), secret["ca.crt"].encode())
 
 
 async def passes(pod: Pod, probe: dict) -> bool:
@@ -140,6 +180,15 @@ async def test_every_pod_starts_as_its_manifest_says_and_passes_its_probes(
         for pod, _, process in running.values():
             for kind in ("readinessProbe", "livenessProbe"):
                 await until_passing(pod, kind, process)
+        # Mutual TLS on the gRPC ports: a caller with a certificate from the
+        # Secrets' CA is answered; one without TLS isn't answered at all.
+        gateway = tls_of(secrets["nod-gateway-tls"])
+        for name, (pod, _, _) in running.items():
+            if name.startswith("nod-gateway"):
+                continue
+            assert await health_over(pod, gateway) == "SERVING", name
+            assert await health_over(pod, None) == "UNAVAILABLE", name
+        await nodctl_as_its_pod_runs_it(manifests, pods, secrets, wheelhouse, tmp_path)
         for name, (pod, env, process) in running.items():
             budget = stop_budget_s(pod, env)
             began = time.monotonic()
@@ -154,6 +203,34 @@ async def test_every_pod_starts_as_its_manifest_says_and_passes_its_probes(
         drop_test_database(database_url)
 
 
+async def nodctl_as_its_pod_runs_it(manifests, pods, secrets, wheelhouse, root) -> None:
+    """deploy/k8s/operator's pod: nodctl from the gateway's image, named by
+    the operator's certificate alone, reaches every service and the gateway
+    and lists what a person has (the services' list calls, as the operator)."""
+    (manifest,) = of_kind(render(OPERATOR), "Pod")
+    pod = bare_pod(manifest, root)
+    installed = await asyncio.to_thread(wheelhouse.install, pod.image.package)
+    pod.lay_out(secrets)
+    env = pod.environment(manifests, installed, pods)
+    assert not [key for key in env if "TOKEN" in key], env
+    nodctl = installed.command("nodctl")
+
+    def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [*nodctl, *args], env=env, cwd=pod.root, input=stdin, capture_output=True,
+            text=True, timeout=120,
+        )  # fmt: skip
+
+    health = await asyncio.to_thread(run, "health", "--json")
+    assert health.returncode == 0, (health.stdout, health.stderr)
+    services = {row["service"] for row in json.loads(health.stdout)}
+    assert services == set(CALLERS), services
+    added = await asyncio.to_thread(run, "people", "add", "ada", "--password-stdin", stdin="p" * 16)
+    assert added.returncode == 0, added.stderr
+    listed = await asyncio.to_thread(run, "uncertain", "--json")
+    assert (listed.returncode, json.loads(listed.stdout)) == (0, []), listed.stderr
+
+
 @pytest.mark.parametrize("kustomization", list(KUSTOMIZATIONS))
 def test_the_manifests_hold_what_the_services_need(kustomization):
     """What a pod can't show by answering its probes."""
@@ -165,6 +242,10 @@ def test_the_manifests_hold_what_the_services_need(kustomization):
     assert stateful == {"nod-browser"}
     jobs = {j["metadata"]["name"] for j in of_kind(manifests, "Job")}
     assert jobs == {f"nod-{name}-migrate" for name in CALLERS if name != "browser"}
+    # A Job can't take the next release's image: each removes itself soon
+    # after it ends, so the next apply makes it anew.
+    for job in of_kind(manifests, "Job"):
+        assert 0 < job["spec"]["ttlSecondsAfterFinished"] <= 3600, job["metadata"]["name"]
     budgets = {p["metadata"]["name"] for p in of_kind(manifests, "PodDisruptionBudget")}
     assert budgets == set(by_name)
     for name, workload in by_name.items():
@@ -194,6 +275,36 @@ def test_the_manifests_hold_what_the_services_need(kustomization):
             if variable["name"].endswith("_FILE"):
                 mount = pathlib.PurePosixPath(variable["value"]).parent
                 assert "secret" in pod.mounts()[str(mount)], variable
+        # Mutual TLS by default: its own certificate, and (a server) callers
+        # without one refused.
+        tls = pod.mounts()["/etc/nod/tls"]["secret"]["secretName"]
+        assert tls == f"{name}-tls", name
+        assert env["NOD_TLS_CERT_FILE"]["value"] == "/etc/nod/tls/tls.crt", name
+        if name != "nod-gateway":
+            assert env["NOD_TLS_REQUIRE_CLIENT_CERT"]["value"] == "true", name
+
+
+@pytest.mark.parametrize("kustomization", list(KUSTOMIZATIONS))
+def test_the_operators_pod_is_let_in_to_every_service(kustomization):
+    """nodctl's pod (deploy/k8s/operator) reaches each service's gRPC port
+    through its network policy, and holds no service token."""
+    manifests = render(KUSTOMIZATIONS[kustomization])
+    for name, workload in workloads(manifests).items():
+        if name == "nod-gateway":
+            continue
+        port = Pod(workload, pathlib.Path("/nowhere")).port_number("grpc")
+        policy = find(manifests, "NetworkPolicy", name)
+        let_in = [
+            peer["podSelector"]["matchLabels"].get("app.kubernetes.io/name")
+            for rule in policy["spec"]["ingress"]
+            if {"port": port} in rule.get("ports", [])
+            for peer in rule.get("from", [])
+            if "podSelector" in peer
+        ]
+        assert "nod-operator" in let_in, name
+    (operator,) = of_kind(render(OPERATOR), "Pod")
+    secrets = {v["secret"]["secretName"] for v in operator["spec"]["volumes"] if "secret" in v}
+    assert secrets == {"nod-operator-tls", "nod-gateway-database"}
 
 
 @pytest.mark.parametrize("kustomization", list(KUSTOMIZATIONS))

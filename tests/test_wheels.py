@@ -153,6 +153,9 @@ async def test_the_gateway_migrates_and_answers_from_its_own_wheels(
             assert (await client.get("/static/nod.css")).status_code == 200
             page = await client.get("/signin")
             assert page.status_code == 200 and "<form" in page.text
+        # The operator's nodctl came with the image, and reads its people store.
+        people = run_once(installed.command("nodctl", "people", "list", "--json"), env, elsewhere)
+        assert json.loads(people.stdout) == [], people.stdout
     except (TimeoutError, httpx.HTTPError) as error:
         pytest.fail(f"nod-gateway from its wheels: {error}\n{running.log_text()}")
     finally:

@@ -28,6 +28,11 @@ import tempfile
 import tomllib
 
 REPOSITORY = pathlib.Path(__file__).resolve().parents[2]
+# What an image installs for its service: the gateway's carries the operator's
+# nodctl too (nodctl imports the gateway and adds nothing else), so an
+# operator runs it in the cluster from the image already there
+# (deploy/k8s/operator/).
+INSTALLED_WITH = {"nod-gateway": "nodctl"}
 
 
 def run(*command: str | pathlib.Path, cwd: pathlib.Path = REPOSITORY) -> str:
@@ -86,8 +91,9 @@ def install(
     python: str = sys.executable,
     compile_bytecode: bool = False,
 ) -> list[pathlib.Path]:
-    """Installs `package` into a new virtualenv at `destination`; returns
-    the workspace wheels it used."""
+    """Installs `package` (and what INSTALLED_WITH adds to it) into a new
+    virtualenv at `destination`; returns the workspace wheels it used."""
+    package = INSTALLED_WITH.get(package, package)
     wheels.mkdir(parents=True, exist_ok=True)
     requirements = wheels / f"{package}.requirements.txt"
     run(uv, "export", "--package", package, "--no-dev", "--frozen", "--no-header",

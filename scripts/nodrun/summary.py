@@ -38,6 +38,9 @@ def text(shop_url: str, app_url: str, var: pathlib.Path, *, tls: bool = False) -
     lines.append(f"    {GATEWAY.name:<10} metrics: http://{GATEWAY.metrics_listen}/metrics")
     if tls:
         lines.append(f"  every gRPC hop is mutual TLS; its CA and certificates: {var / 'tls'}")
+        lines.append(
+            "  nodctl presents the operator's certificate: NOD_RUN_TLS=1 .venv/bin/nodctl health"
+        )
     lines += [
         f"  demo shop: {shop_url}  (the demo person {demo.PERSON} has a saved login for it;"
         f" one-time codes come from the seed {demo.SHOP_TOTP_SEED})",

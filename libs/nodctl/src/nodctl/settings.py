@@ -5,6 +5,7 @@ health) and the gateway's URL."""
 
 import os
 import pathlib
+from typing import Any
 
 from pydantic import AliasChoices, Field
 
@@ -18,6 +19,8 @@ CALLER = "operator"
 MAKE_RUN_TOKENS = pathlib.Path("var/service-tokens")
 MAKE_RUN_TOKEN = pathlib.Path("var/service-token")
 MAKE_RUN_VAULT_KEY = pathlib.Path("var/vault.key")
+# `NOD_RUN_TLS=1 make run`'s CA and certificates, the operator's among them.
+MAKE_RUN_TLS = pathlib.Path("var/tls")
 TOKEN_VARIABLES = ("NOD_SERVICE_TOKEN", "NOD_SERVICE_TOKENS")
 VAULT_KEY_VARIABLE = "NOD_VAULT_KEY"
 
@@ -67,15 +70,32 @@ def vault_key_env() -> dict[str, str] | None:
 
 def load() -> NodctlSettings:
     """From the environment; with no token in it, `make run`'s from var/
-    (the operator's own if it has one, else the single token)."""
+    (the operator's own if it has one, else the single token), and with
+    NOD_RUN_TLS=1 as make run had it, the operator's certificate there."""
+    given = _make_run_tls()
     if names_a_token():
-        return NodctlSettings()
+        return NodctlSettings(**given)
     tokens = _make_run_tokens()
     if CALLER in tokens:
-        return NodctlSettings(service_tokens=f"{CALLER}:{tokens[CALLER]}")
+        return NodctlSettings(service_tokens=f"{CALLER}:{tokens[CALLER]}", **given)
     if MAKE_RUN_TOKEN.exists():
-        return NodctlSettings(service_token=MAKE_RUN_TOKEN.read_text().strip())
-    return NodctlSettings()
+        return NodctlSettings(service_token=MAKE_RUN_TOKEN.read_text().strip(), **given)
+    return NodctlSettings(**given)
+
+
+def _make_run_tls() -> dict[str, Any]:
+    """make run's operator certificate, when NOD_RUN_TLS asks for it as it
+    asked make run and the environment names no certificate of its own."""
+    if os.environ.get("NOD_RUN_TLS", "").lower() not in ("1", "true", "yes"):
+        return {}
+    if _named("NOD_TLS_CERT_FILE") or not (MAKE_RUN_TLS / f"{CALLER}.pem").exists():
+        return {}
+    return {
+        "tls_cert_file": str((MAKE_RUN_TLS / f"{CALLER}.pem").resolve()),
+        "tls_key_file": str((MAKE_RUN_TLS / f"{CALLER}-key.pem").resolve()),
+        "tls_ca_file": str((MAKE_RUN_TLS / "ca.pem").resolve()),
+        "tls_require_client_cert": True,
+    }
 
 
 def _make_run_tokens() -> dict[str, str]:
