@@ -9,6 +9,7 @@ output goes quiet once its reader is gone, and SIGHUP and SIGQUIT stop
 everything as SIGINT and SIGTERM do."""
 
 import io
+import json
 import os
 import signal
 import sys
@@ -58,16 +59,26 @@ class OutputWhileRead(io.TextIOBase):
 class NamedPrinter(Printer):
     """honcho's printer; on a terminal without its own clock before each
     line (`12:00:01 claims | ...` becomes `claims | ...`): the services'
-    console lines carry their time already."""
+    console lines carry their time already. With `json_lines` (the services
+    print JSON: make run's output is read by a program), one JSON object a
+    line and nothing before it, so a log collector reads every line: a
+    service's own as it printed it (it names its service), anything else
+    (honcho's, a stand-in's) wrapped with the process's name."""
+
+    def __init__(self, *args, json_lines: bool = False, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(*args, **kwargs)
+        self.json_lines = json_lines
 
     def write(self, message) -> None:  # type: ignore[no-untyped-def]
+        if self.json_lines:
+            for line in _text(message).splitlines():
+                print(_as_json(message.name or "", line), file=self.output, flush=True)
+            return
         if not (self.prefix and self._colours_supported):
             super().write(message)
             return
         name = (message.name or "").ljust(self.width)
-        text = message.data
-        if isinstance(text, bytes):
-            text = text.decode("utf-8", "replace")
+        text = _text(message)
         prefix = f"{name} | "
         if self.colour and message.colour:
             prefix = f"\033[0m\033[{message.colour}m{prefix}\033[0m"
@@ -75,8 +86,24 @@ class NamedPrinter(Printer):
             print(prefix + line, file=self.output, flush=True)
 
 
-def supervisor() -> Manager:
-    manager = Manager(printer=NamedPrinter(output=OutputWhileRead(sys.stdout)))
+def _text(message) -> str:  # type: ignore[no-untyped-def]
+    text = message.data
+    return text.decode("utf-8", "replace") if isinstance(text, bytes) else text
+
+
+def _as_json(name: str, line: str) -> str:
+    if line.startswith("{"):
+        try:
+            if isinstance(json.loads(line), dict):
+                return line
+        except ValueError:
+            pass
+    return json.dumps({"service": name, "event": line, "level": "info"})
+
+
+def supervisor(*, json_lines: bool = False) -> Manager:
+    printer = NamedPrinter(output=OutputWhileRead(sys.stdout), json_lines=json_lines)
+    manager = Manager(printer=printer)
 
     def stop(signum: int, _frame: object) -> None:
         if manager.returncode is None:

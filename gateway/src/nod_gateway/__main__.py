@@ -64,6 +64,7 @@ def serve(settings: GatewaySettings) -> None:
         port=int(port),
         loop="uvloop",
         log_config=None,  # nodkit's structured, redacted logging
+        access_log=False,  # web/metrics.py logs each request as `http.request`
         timeout_graceful_shutdown=int(settings.shutdown_grace_s),
         # The app reads forwarded headers itself, from the proxies it trusts
         # alone (client_address.py); uvicorn's default trusts loopback.

@@ -1,6 +1,8 @@
 """Every request counted by route template, method and status, with its
 duration (nodkit.metrics: nod_http_requests_total and
-nod_http_request_duration_seconds).
+nod_http_request_duration_seconds), and logged as one structured line,
+`http.request` (uvicorn's own access line, a sentence, is off): a static
+file's at DEBUG, everything else at INFO.
 
 The route's template (`/tasks/{task_id}`), never the path a person asked
 for: ids in label values would make a series per task and put ids where
@@ -13,7 +15,10 @@ import time
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from nodkit.logging import get_logger
 from nodkit.metrics import http
+
+log = get_logger("nod_gateway.access")
 
 UNMATCHED = "unmatched"
 STATIC = "/static"
@@ -41,8 +46,19 @@ class RequestMetrics:
         try:
             await self.app(scope, receive, send_and_note)
         finally:
+            took = time.perf_counter() - started
             method = scope["method"] if scope["method"] in METHODS else "OTHER"
-            http.observe(route_of(scope), method, status, time.perf_counter() - started)
+            route = route_of(scope)
+            http.observe(route, method, status, took)
+            line = log.debug if route == STATIC else log.info
+            # The template, never the path: no ids or query strings in the log.
+            line(
+                "http.request",
+                route=route,
+                method=method,
+                status=status,
+                duration_ms=round(took * 1000, 2),
+            )
 
 
 def route_of(scope: Scope) -> str:
