@@ -8,11 +8,15 @@
   oldest and newest versions we support;
 - checkov finds nothing in the rendered manifests; each check skipped is
   named, with its reason, in a `checkov.io/skip<n>` annotation where it is
-  skipped (annotations survive rendering; comments would not).
+  skipped (annotations survive rendering; comments would not);
+- the alerts (deploy/prometheus/alerts.yaml) pass `promtool check rules` and
+  their unit tests, name only metrics nod defines, and are word for word the
+  PrometheusRule's groups; the PodMonitor scrapes a port every workload has.
 """
 
 import pathlib
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -28,7 +32,12 @@ DOCKER = REPOSITORY / "deploy" / "docker"
 KUSTOMIZATIONS = [
     REPOSITORY / "deploy" / "k8s" / "base",
     REPOSITORY / "deploy" / "k8s" / "overlays" / "dev",
+    REPOSITORY / "deploy" / "k8s" / "operator",
 ]
+# The Prometheus Operator's kinds: not in the Kubernetes schemas, checked below.
+MONITORING = REPOSITORY / "deploy" / "k8s" / "monitoring"
+PROMETHEUS = REPOSITORY / "deploy" / "prometheus"
+SOURCES = [REPOSITORY / "libs", REPOSITORY / "services", REPOSITORY / "gateway"]
 KUBERNETES_VERSIONS = ["1.34.0", "1.37.0"]
 PORTS = {
     "claims": 50051,
@@ -112,19 +121,85 @@ def check_checkov(folder: pathlib.Path, manifests: list[Manifest]) -> list[str]:
     return []
 
 
+def promtool(*args: str | pathlib.Path) -> list[str]:
+    found = shutil.which("promtool")
+    if found is None:
+        return ["promtool is missing (Debian: apt-get install prometheus)"]
+    done = subprocess.run([found, *args], capture_output=True, text=True, check=False)
+    return (
+        []
+        if done.returncode == 0
+        else [f"promtool {args[0]} {args[1]}:\n{done.stdout}{done.stderr}"]
+    )
+
+
+def defined_metrics() -> set[str]:
+    """The names nod's code registers (prometheus_client adds _total,
+    _bucket, _sum and _count to what it is given)."""
+    pattern = re.compile(r"""(?:Counter|Histogram|Gauge|MetricFamily)\(\s*["'](nod_\w+)["']""")
+    names: set[str] = set()
+    for folder in SOURCES:
+        for path in folder.rglob("*.py"):
+            if "tests" not in path.parts and ".venv" not in path.parts:
+                names.update(pattern.findall(path.read_text()))
+    return names
+
+
+def check_alerts(base: list[Manifest]) -> list[str]:
+    alerts = PROMETHEUS / "alerts.yaml"
+    problems = promtool("check", "rules", alerts)
+    problems += promtool("test", "rules", PROMETHEUS / "alerts_test.yaml")
+    groups = yaml.safe_load(alerts.read_text())["groups"]
+    known = defined_metrics()
+    for rule in (rule for group in groups for rule in group["rules"]):
+        for name in set(re.findall(r"\bnod_\w+", rule["expr"])):
+            if re.sub(r"_(total|bucket|sum|count)$", "", name) not in known:
+                problems.append(f"alert {rule['alert']} reads {name}, which nod doesn't define")
+    monitoring = render(MONITORING)
+    rules = [m["spec"]["groups"] for m in monitoring if m["kind"] == "PrometheusRule"]
+    if rules != [groups]:
+        problems.append(f"{MONITORING.name}: the PrometheusRule's groups are not {alerts.name}'s")
+    for monitor in (m for m in monitoring if m["kind"] == "PodMonitor"):
+        problems += check_pod_monitor(monitor, base)
+    return problems
+
+
+def check_pod_monitor(monitor: Manifest, base: list[Manifest]) -> list[str]:
+    """Every workload the PodMonitor selects has the ports it scrapes."""
+    selector = monitor["spec"]["selector"]["matchLabels"].items()
+    ports = {endpoint["port"] for endpoint in monitor["spec"]["podMetricsEndpoints"]}
+    problems = []
+    for workload in base:
+        if workload["kind"] not in ("Deployment", "StatefulSet"):
+            continue
+        template = workload["spec"]["template"]
+        if not selector <= template["metadata"]["labels"].items():
+            continue
+        containers = template["spec"]["containers"]
+        named = {port.get("name") for c in containers for port in c.get("ports", [])}
+        if missing := sorted(ports - named):
+            name = workload["metadata"]["name"]
+            problems.append(
+                f"PodMonitor {monitor['metadata']['name']}: {name} has no port {missing}"
+            )
+    return problems
+
+
 def main() -> int:
     problems = check_dockerfiles()
     for folder in KUSTOMIZATIONS:
         manifests = render(folder)
         problems += check_schemas(folder, manifests)
         problems += check_checkov(folder, manifests)
+    problems += check_alerts(render(KUSTOMIZATIONS[0]))
     for problem in problems:
         print(problem, file=sys.stderr)
     if not problems:
         print(
             f"deploy: {len(PORTS)} Dockerfiles (hadolint, one pattern), "
             f"{len(KUSTOMIZATIONS)} kustomizations valid for Kubernetes "
-            f"{', '.join(KUBERNETES_VERSIONS)} with no checkov finding"
+            f"{', '.join(KUBERNETES_VERSIONS)} with no checkov finding; the alerts pass"
+            " promtool and their unit tests"
         )
     return 1 if problems else 0
 
