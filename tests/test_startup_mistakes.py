@@ -111,3 +111,26 @@ def test_a_mistake_is_one_line_and_a_non_zero_exit(what):
         assert words in lines[0]
     assert "Traceback" not in lines[0]
     assert done.returncode == mistake.exit_code
+
+
+@pytest.mark.parametrize("service", ["claims", "approvals", "payments", "tasks", "browser"])
+def test_help_lists_every_command_and_a_stray_argument_is_a_usage_error(service):
+    """`nod-<service> --help` names every command the service has (claims'
+    and approvals' drop-unreadable too); an argument a command doesn't take
+    is a usage error (2), never ignored."""
+    listed = subprocess.run(
+        [sys.executable, "-m", f"nod_{service}", "--help"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert listed.returncode == 0, listed.stderr
+    commands = ["serve", "migrate"]
+    if service in ("claims", "approvals"):
+        commands.append("drop-unreadable")
+    for command in commands:
+        assert f"{command}:" in " ".join(listed.stdout.split()), listed.stdout
+
+    stray = subprocess.run(
+        [sys.executable, "-m", f"nod_{service}", "migrate", "--now"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert stray.returncode == 2 and "migrate takes no arguments: --now" in stray.stderr

@@ -3,7 +3,7 @@ for every service."""
 
 import argparse
 import gc
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TypeVar
 
 import uvloop
@@ -17,6 +17,9 @@ from nodkit.service import Service, serve
 from nodkit.settings import ServiceSettings
 
 S = TypeVar("S", bound=ServiceSettings)
+# A command of one service's own beside serve and migrate: what --help says
+# of it, and what runs it with the arguments after its name.
+Extra = tuple[str, Callable[[Sequence[str]], int]]
 
 
 def main(
@@ -25,13 +28,29 @@ def main(
     build: Callable[[S], Awaitable[Service]],
     *,
     migrations: Migrations | None,
+    extra: Mapping[str, Extra] | None = None,
+    argv: Sequence[str] | None = None,
 ) -> int:
     """A service without a database (the browser runner) has no migrations:
     `migrate` then has nothing to do. A mistake in how it was started (a
-    setting, the database, the browser) is one line and a non-zero exit."""
-    parser = argparse.ArgumentParser(prog=f"nod-{name}")
-    parser.add_argument("command", choices=["serve", "migrate"])
-    args = parser.parse_args()
+    setting, the database, the browser) is one line and a non-zero exit.
+    `extra`: the service's own commands (claims' drop-unreadable), listed
+    by --help beside serve and migrate and parsed by themselves."""
+    extra = extra or {}
+    listed = ["serve: answer calls until stopped", "migrate: bring the schema to head"]
+    listed += [f"{command}: {said}" for command, (said, _) in extra.items()]
+    parser = argparse.ArgumentParser(
+        prog=f"nod-{name}",
+        description="Commands: " + "; ".join(listed) + ".",
+        epilog=f"nod-{name} COMMAND --help says more of a command of its own.",
+    )
+    parser.add_argument("command", choices=["serve", "migrate", *extra])
+    parser.add_argument("arguments", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.command in extra:
+        return extra[args.command][1](args.arguments)
+    if args.arguments:
+        parser.error(f"{args.command} takes no arguments: {' '.join(args.arguments)}")
     command = f"nod-{name}"
     try:
         settings = settings_class()

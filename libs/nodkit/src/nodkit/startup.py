@@ -158,6 +158,10 @@ KEY_IDS_FUNCTION = "sealed_key_ids"
 _KEY_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+/=-]{0,63}")
 NOT_A_KEY_ID = "(no key id)"
 DROP_UNREADABLE = "drop-unreadable"
+DROP_UNREADABLE_HELP = (
+    "drop what is sealed under vault keys lost for good (--key ID); usually run through"
+    " `nodctl vault drop-unreadable`"
+)
 
 
 def key_ids_of(sealed: SealedTable) -> sa.ColumnElement:

@@ -2,6 +2,7 @@
 python -m nod_approvals"""
 
 import sys
+from collections.abc import Sequence
 
 from nod_approvals import MIGRATIONS
 from nod_approvals.settings import ApprovalsSettings
@@ -12,11 +13,14 @@ from nodkit import cli, startup
 
 def main() -> int:
     """The console script `nod-approvals`."""
-    if sys.argv[1:2] == [startup.DROP_UNREADABLE]:
+
+    def drop(argv: Sequence[str]) -> int:
         return startup.drop_unreadable_main(
-            "approvals", ApprovalsSettings, MIGRATIONS, drop_unreadable, sys.argv[2:]
+            "approvals", ApprovalsSettings, MIGRATIONS, drop_unreadable, argv
         )
-    return cli.main("approvals", ApprovalsSettings, build, migrations=MIGRATIONS)
+
+    extra = {startup.DROP_UNREADABLE: (startup.DROP_UNREADABLE_HELP, drop)}
+    return cli.main("approvals", ApprovalsSettings, build, migrations=MIGRATIONS, extra=extra)
 
 
 if __name__ == "__main__":

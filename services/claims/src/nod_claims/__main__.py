@@ -2,6 +2,7 @@
 python -m nod_claims"""
 
 import sys
+from collections.abc import Sequence
 
 from nod_claims import MIGRATIONS
 from nod_claims.settings import ClaimsSettings
@@ -12,11 +13,14 @@ from nodkit import cli, startup
 
 def main() -> int:
     """The console script `nod-claims`."""
-    if sys.argv[1:2] == [startup.DROP_UNREADABLE]:
+
+    def drop(argv: Sequence[str]) -> int:
         return startup.drop_unreadable_main(
-            "claims", ClaimsSettings, MIGRATIONS, drop_unreadable, sys.argv[2:]
+            "claims", ClaimsSettings, MIGRATIONS, drop_unreadable, argv
         )
-    return cli.main("claims", ClaimsSettings, build, migrations=MIGRATIONS)
+
+    extra = {startup.DROP_UNREADABLE: (startup.DROP_UNREADABLE_HELP, drop)}
+    return cli.main("claims", ClaimsSettings, build, migrations=MIGRATIONS, extra=extra)
 
 
 if __name__ == "__main__":
