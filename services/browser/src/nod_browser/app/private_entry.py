@@ -206,7 +206,8 @@ class PrivateEntries:
         if submit is not None:
             try:
                 async with asyncio.timeout(self._settings.action_timeout_s):
-                    action = await submission_target(submit.element)
+                    selector = dom_selector(request.submit or "")
+                    action = await submission_target(submit.frame, selector, submit.element)
             except TimeoutError:
                 raise FailedPrecondition(
                     "the page is still loading; read it again", reason="PAGE_BUSY"
