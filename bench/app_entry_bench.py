@@ -33,7 +33,6 @@ import pathlib
 import sqlite3
 import subprocess
 import tempfile
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from importlib.metadata import version
@@ -45,8 +44,8 @@ from enter_private_bench import (
     service_env,
     start_claims_and_browser,
 )
-from pattern_entry_bench import alternate, control_ref, field_ref
-from playwright.async_api import BrowserContext, Page, Response
+from pattern_entry_bench import Timed, alternate, bare_submit, control_ref, field_ref
+from playwright.async_api import BrowserContext, Page
 
 from nod.browser.v1 import browser_pb2 as bpb
 from nod.claims.v1 import claims_pb2 as cpb
@@ -79,14 +78,6 @@ ADDRESS = {
 }
 
 
-@dataclass
-class Timed:
-    """One bare entry: to the click's return, and to the site's answer."""
-
-    click: float
-    answer: float
-
-
 def page_field(page: bpb.Page, name: str, form_ref: str | None = None) -> bpb.Field:
     return next(f for f in page.fields if f.name == name and form_ref in (None, f.form_ref))
 
@@ -95,19 +86,6 @@ def submit_in(page: bpb.Page, form_ref: str, text: str) -> str:
     return next(
         c.ref for c in page.controls if c.form_ref == form_ref and c.text.strip().startswith(text)
     )
-
-
-async def bare_submit(page: Page, fill: Callable[[], Awaitable[None]], click) -> Timed:
-    """Timed: `fill()` then `click`'s click; the clock's second reading when
-    the site answers the POST the click sent."""
-    started = time.perf_counter()
-    async with page.expect_response(lambda r: r.request.method == "POST") as answer:
-        await fill()
-        await click.click()
-        clicked = time.perf_counter()
-    response: Response = await answer.value
-    await response.finished()
-    return Timed(clicked - started, time.perf_counter() - started)
 
 
 class Bare:

@@ -12,6 +12,11 @@ with EnterPrivate (claim, fill, press, MarkSubmitted) and once bare (fill
 each field, click). The page is loaded and read before each entry,
 untimed; rounds alternate the two.
 
+"bare" stops the clock when the click returns; EnterPrivate returns once
+the site has answered the submission, so the bare entry is also timed to
+that answer ("bare+answer"), which is the like-for-like figure (as in
+app_entry_bench.py).
+
 BENCH_PATTERN_ENTRIES (default 20) rounds per pattern after
 BENCH_PATTERN_WARMUP (default 3).
 """
@@ -32,7 +37,7 @@ from enter_private_bench import (
     service_env,
     start_claims_and_browser,
 )
-from playwright.async_api import Page
+from playwright.async_api import Locator, Page, Response
 
 from nod.browser.v1 import browser_pb2 as bpb
 from nod.claims.v1 import claims_pb2 as cpb
@@ -44,6 +49,30 @@ ENTRIES = int(os.environ.get("BENCH_PATTERN_ENTRIES", "20"))
 WARMUP = int(os.environ.get("BENCH_PATTERN_WARMUP", "3"))
 CARD = {"number": "4111111111111111", "expiry": "12/29"}
 SECURITY_CODE = "737"
+
+
+@dataclass
+class Timed:
+    """One bare entry: to the click's return, and to the site's answer."""
+
+    click: float
+    answer: float
+
+
+async def bare_submit(
+    page: Page, fill: Callable[[], Awaitable[None]], submit: Locator, started: float | None = None
+) -> Timed:
+    """Timed from `started` (default: now): `fill()` then `submit`'s click;
+    the clock's second reading when the site answers the POST the click
+    sent (a frame's POST too: the page hears its frames' answers)."""
+    started = time.perf_counter() if started is None else started
+    async with page.expect_response(lambda r: r.request.method == "POST") as answer:
+        await fill()
+        await submit.click()
+        clicked = time.perf_counter()
+    response: Response = await answer.value
+    await response.finished()
+    return Timed(clicked - started, time.perf_counter() - started)
 
 
 def field_ref(page: bpb.Page, name: str) -> str:
@@ -158,55 +187,59 @@ class Bare:
         await self.page.goto(self.sites.url + path, wait_until="load")
         return self.page
 
-    async def hosted_card(self) -> float:
+    async def hosted_card(self) -> Timed:
         page = await self.go("/checkout")
         card = page.frame_locator("#card-frame")
         await card.locator("#cardnumber").wait_for()
-        started = time.perf_counter()
-        await card.locator("#cardnumber").fill(CARD["number"])
-        await card.locator("#exp-date").fill(CARD["expiry"])
-        await card.locator("#cvc").fill(SECURITY_CODE)
-        await card.locator("button[type=submit]").click()
-        return time.perf_counter() - started
 
-    async def six_box_code(self) -> float:
+        async def fill() -> None:
+            await card.locator("#cardnumber").fill(CARD["number"])
+            await card.locator("#exp-date").fill(CARD["expiry"])
+            await card.locator("#cvc").fill(SECURITY_CODE)
+
+        return await bare_submit(page, fill, card.locator("button[type=submit]"))
+
+    async def six_box_code(self) -> Timed:
         page = await self.go("/code")
         self.sites.state.last_code_step = -1
         code = pyotp.TOTP(self.sites.state.totp_seed).now()
-        started = time.perf_counter()
-        boxes = page.locator("input.digit")
-        for n, digit in enumerate(code):
-            await boxes.nth(n).fill(digit)
-        await page.locator("button[type=submit]").click()
-        return time.perf_counter() - started
 
-    async def shadow_login(self) -> float:
+        async def fill() -> None:
+            boxes = page.locator("input.digit")
+            for n, digit in enumerate(code):
+                await boxes.nth(n).fill(digit)
+
+        return await bare_submit(page, fill, page.locator("button[type=submit]"))
+
+    async def shadow_login(self) -> Timed:
         page = await self.go("/shadow-login")
         return await self._login(page, page.locator("nod-sign-in #submit"))
 
-    async def banner_login(self) -> float:
+    async def banner_login(self) -> Timed:
         page = await self.go("/banner-login")
         accept = page.locator("[data-consent=all]")
         if await accept.count():
             await accept.click()  # untimed, as the runner's
         return await self._login(page, page.locator("#login button[type=submit]"))
 
-    async def two_step(self) -> float:
+    async def two_step(self) -> Timed:
         page = await self.go("/two-step")
         started = time.perf_counter()
         await page.locator("#username").fill(self.sites.state.username)
         await page.locator("button[type=submit]").click()
         await page.wait_for_url("**/two-step/password**")
-        await page.locator("#password").fill(self.sites.state.password)
-        await page.locator("button[type=submit]").click()
-        return time.perf_counter() - started
 
-    async def _login(self, page: Page, submit) -> float:
-        started = time.perf_counter()
-        await page.locator("#username").fill(self.sites.state.username)
-        await page.locator("#password").fill(self.sites.state.password)
-        await submit.click()
-        return time.perf_counter() - started
+        async def fill() -> None:
+            await page.locator("#password").fill(self.sites.state.password)
+
+        return await bare_submit(page, fill, page.locator("button[type=submit]"), started)
+
+    async def _login(self, page: Page, submit: Locator) -> Timed:
+        async def fill() -> None:
+            await page.locator("#username").fill(self.sites.state.username)
+            await page.locator("#password").fill(self.sites.state.password)
+
+        return await bare_submit(page, fill, submit)
 
     async def close(self) -> None:
         await self._context.close()
@@ -218,7 +251,7 @@ class Pattern:
     # The forms the site counts per entry (nodtest.patterns.FORMS).
     forms: tuple[str, ...]
     runner: Callable[[Runner], Awaitable[float]]
-    bare: Callable[[Bare], Awaitable[float]]
+    bare: Callable[[Bare], Awaitable[Timed]]
 
 
 PATTERNS = (
@@ -253,10 +286,15 @@ async def alternate(
     return entered, bared
 
 
-async def measure(pattern: Pattern, runner: Runner, bare: Bare) -> tuple[list[float], list[float]]:
-    return await alternate(
-        lambda: pattern.runner(runner), lambda: pattern.bare(bare), WARMUP, ENTRIES
-    )
+async def measure(pattern: Pattern, runner: Runner, bare: Bare) -> tuple[list[float], list[Timed]]:
+    bared: list[Timed] = []
+
+    async def bare_entry() -> float:
+        bared.append(await pattern.bare(bare))
+        return bared[-1].click
+
+    entered, _ = await alternate(lambda: pattern.runner(runner), bare_entry, WARMUP, ENTRIES)
+    return entered, bared[WARMUP:]
 
 
 async def wait_for_counts(sites: PatternSites, forms: tuple[str, ...], expected: int) -> None:
@@ -288,15 +326,19 @@ async def main() -> None:
             f"EnterPrivate on pattern pages: {os.cpu_count()} cores, {ENTRIES} entries each"
             f" (after {WARMUP} warm-up), playwright {version('playwright')}"
         )
-        print(f"  {'pattern':<20} {'EnterPrivate p50':>17} {'bare p50':>10} {'ratio':>7}")
+        print(
+            f"  {'pattern':<20} {'EnterPrivate':>13} {'bare':>11} {'ratio':>6}"
+            f" {'bare+answer':>13} {'ratio':>6}   (p50)"
+        )
         for pattern in PATTERNS:
             entered, bared = await measure(pattern, runner, bare)
             await wait_for_counts(sites, pattern.forms, 2 * (WARMUP + ENTRIES))
             entry_p50, _ = percentiles(entered)
-            bare_p50, _ = percentiles(bared)
+            click_p50, _ = percentiles([t.click for t in bared])
+            answer_p50, _ = percentiles([t.answer for t in bared])
             print(
-                f"  {pattern.name:<20} {entry_p50:14.1f} ms {bare_p50:7.1f} ms"
-                f" {entry_p50 / bare_p50:7.2f}"
+                f"  {pattern.name:<20} {entry_p50:10.1f} ms {click_p50:8.1f} ms"
+                f" {entry_p50 / click_p50:6.2f} {answer_p50:10.1f} ms {entry_p50 / answer_p50:6.2f}"
             )
         await runner.close()
         await bare.close()
