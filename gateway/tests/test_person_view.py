@@ -15,7 +15,7 @@ from playwright.async_api import Page, expect
 from nod_tasks.domain.tools import BY_NAME
 
 from .outside import SIGN_IN_TASK
-from .shop import one_time_code
+from .shop import a_wrong_code, one_time_code
 
 # Words written for the model or the log, never for a person.
 MODEL_WORDS = ("new_action_reason", "identical to step", "operation_id", "claim_id", "payment_id")
@@ -55,10 +55,6 @@ async def give_code(page: Page, code: str) -> None:
     await page.get_by_role("button", name="Give it to nod, once").click()
 
 
-def wrong(code: str) -> str:
-    return f"{(int(code) + 1) % 1_000_000:06d}"
-
-
 async def ended_with(page: Page, badge: str) -> None:
     await expect(page.locator(".state-line .badge")).to_have_text(badge, timeout=90_000)
 
@@ -81,7 +77,7 @@ async def test_a_sign_in_that_worked_reads_done(nod, ada):
 async def test_a_wrong_code_is_asked_for_again_then_the_right_one_goes_in(nod, ada):
     page = ada.page
     await ada.start_task(SIGN_IN_TASK)
-    await give_code(page, wrong(await one_time_code()))
+    await give_code(page, a_wrong_code())
     asked_again = page.get_by_role("heading", name=re.compile("didn't accept that code"))
     await expect(asked_again).to_be_visible(timeout=60_000)
     await read_as_a_person(page)
@@ -102,7 +98,7 @@ async def test_three_refused_codes_read_didnt_finish_and_why(nod, ada):
     await ada.start_task(SIGN_IN_TASK)
     for _ in range(3):
         await expect(page.get_by_label("One-time code")).to_be_visible(timeout=60_000)
-        await give_code(page, wrong(await one_time_code()))
+        await give_code(page, a_wrong_code())
 
     await ended_with(page, "Didn't finish")
 

@@ -6,12 +6,12 @@ import pytest
 
 from nod.tasks.v1 import tasks_pb2 as pb
 from nod_tasks.adapters.models.scripted import DEMO_TASKS
-from nodtest.demo import shop_count
+from nodtest.codes import wrong_code
+from nodtest.demo import SHOP_TOTP_SEED, shop_count
 
 from .support import (
     begin,
     ended,
-    one_time_code,
     say_yes_to_action,
     say_yes_to_payment,
     steps_of,
@@ -56,16 +56,12 @@ async def test_sign_in_with_the_saved_login_and_a_code(tasks_stub, demo_person, 
     ]
 
 
-def wrong_code() -> str:
-    return f"{(int(one_time_code()) + 1) % 1_000_000:06d}"
-
-
 async def test_a_code_the_shop_refused_is_asked_for_again_then_goes_in(
     tasks_stub, demo_person, shop_site
 ):
     task = await begin(tasks_stub, demo_person, DEMO_TASKS["sign_in"])
     first = await wait_for(tasks_stub, demo_person.meta, task.id, FORM)
-    await submit_code(tasks_stub, demo_person, first, wrong_code())
+    await submit_code(tasks_stub, demo_person, first, wrong_code(SHOP_TOTP_SEED))
     # A new form (a new request), not the old code typed again.
     again = await wait_for(
         tasks_stub, demo_person.meta, task.id, lambda t: FORM(t) and t.wait.id != first.wait.id
@@ -93,7 +89,7 @@ async def test_after_three_refused_codes_nod_asks_no_more_and_says_so(
             tasks_stub, demo_person.meta, task.id, lambda t: FORM(t) and t.wait.id not in seen
         )
         seen.add(form.wait.id)
-        await submit_code(tasks_stub, demo_person, form, wrong_code())
+        await submit_code(tasks_stub, demo_person, form, wrong_code(SHOP_TOTP_SEED))
 
     done = await wait_for(tasks_stub, demo_person.meta, task.id, ended)
 

@@ -23,3 +23,11 @@ async def unused_code(seed: str) -> str:
         await asyncio.sleep(step * totp.interval - time.time() + 0.05)
     _handed_out[seed] = step
     return register(totp.at(step * totp.interval), "one-time code")
+
+
+def wrong_code(seed: str) -> str:
+    """A code the site refuses: the current one with its last digits moved
+    on by one (no site's window holds it), as a person mistypes it. Not
+    handed out, so the right code after it waits for no new time step."""
+    code = pyotp.TOTP(seed).now()
+    return register(f"{(int(code) + 1) % 10 ** len(code):0{len(code)}d}", "one-time code")
