@@ -173,8 +173,11 @@ async def test_a_possible_duplicate_needs_the_second_confirmation(nod, ada):
     await card.get_by_label("Yes, I know it may repeat the earlier one").check()
     await card.get_by_role("button", name="Yes, run it").click()
     card = await _card(page)
-    await expect(card.locator(".outcome").last).to_contain_text("You said yes")
-    await expect(card.locator(".outcome").last).to_contain_text("Done")
+    # This one's outcome, not the earlier action's (also "You said yes",
+    # "Done"), which the card shows until the answer replaces it.
+    this_one = card.locator(".outcome", has_text="This one:")
+    await expect(this_one).to_contain_text("You said yes")
+    await expect(this_one).to_contain_text("Done")
     await ada.shot("possible-duplicate-confirmed")
     await seen.keep(page)
     assert len(app_received(app)) == before + 1
