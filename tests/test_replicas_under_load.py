@@ -72,7 +72,10 @@ async def test_two_replicas_of_everything_through_kills_and_a_rolling_restart(tm
         assert sorted(system.restarts) == sorted(system.instance_ids())
         assert passed(rolled), rolled
         assert rolled["operations"] > killed["operations"]
-        _the_load_ran(rolled)
+        # Every replica restarts in turn while this phase's one or two
+        # purchases run: a restart may cut each off, which leaves it for the
+        # person to check (never redone), as it should.
+        _the_load_ran(rolled, kinds=("claim", "entry", "decision", "payment"))
     finally:
         await system.close()
 

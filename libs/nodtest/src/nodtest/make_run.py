@@ -24,6 +24,8 @@ from nodtest.processes import free_port
 SERVICES = ("claims", "approvals", "payments", "browser", "tasks", "gateway")
 # scripts/nodrun/summary.py's line about the demo shop.
 DEMO_SHOP_LINE = "  demo shop: "
+# The last line of what make run prints once it is up (scripts/nodrun/summary.py).
+SUMMARY_END = "Ctrl-C stops everything."
 
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -87,7 +89,7 @@ class MakeRun:
         return (self.var / "web-password").read_text().strip()
 
     def start(self, timeout_s: float = 150, *, terminal: bool = False) -> dict[str, str]:
-        """Runs until "nod is up"; returns the demo shop's and app's URLs.
+        """Runs until it says it is up; returns the demo shop's and app's URLs.
         terminal: its output is a pseudo-terminal, as a person's (its
         lines are kept with their colours taken out), not a pipe."""
         self.output = []
@@ -117,7 +119,9 @@ class MakeRun:
         def read() -> None:
             for line in lines:
                 self.output.append(line)
-                if "nod is up" in line or "did not finish" in line:
+                # The summary's last line: "nod is up" comes first, and the
+                # addresses read below come after it.
+                if SUMMARY_END in line or "did not finish" in line:
                     up.set()
 
         threading.Thread(target=read, daemon=True).start()
