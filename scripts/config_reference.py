@@ -27,7 +27,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 import annotated_types
-from pydantic import SecretBytes, SecretStr
+from pydantic import AfterValidator, SecretBytes, SecretStr
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 from pydantic_settings import BaseSettings, EnvSettingsSource, NoDecode, PydanticBaseSettingsSource
@@ -196,6 +196,8 @@ def _type_name(annotation: object) -> str:
 def _constraint(rule: object) -> str | None:
     if rule is NoDecode or isinstance(rule, NoDecode):
         return None  # how the value is parsed, said by the type
+    if isinstance(rule, AfterValidator):
+        return None  # a check of the whole value, said by the description
     known = {
         annotated_types.Gt: ("gt", "> {}"),
         annotated_types.Ge: ("ge", ">= {}"),

@@ -32,7 +32,9 @@ def claims_with(tmp_path: pathlib.Path, added: str) -> pathlib.Path:
     shadow = tmp_path / "shadow"
     shutil.copytree(pathlib.Path(nod_claims.__file__).parent, shadow / "nod_claims")
     settings = shadow / "nod_claims" / "settings.py"
-    settings.write_text(settings.read_text().rstrip("\n") + "\n" + added)
+    # What the added fields are made of, whatever the module imports itself.
+    imports = "from pydantic import Field, SecretStr\n"
+    settings.write_text(imports + settings.read_text().rstrip("\n") + "\n" + added)
     return shadow
 
 

@@ -18,9 +18,16 @@ import os
 import pathlib
 import socket
 from collections.abc import Mapping
-from typing import Self
+from typing import Annotated, Self
 
-from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    AliasChoices,
+    Field,
+    SecretStr,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import (
     BaseSettings,
     EnvSettingsSource,
@@ -30,6 +37,7 @@ from pydantic_settings import (
 
 from nodkit import faults
 from nodkit.callers import Callers, parse_service_tokens
+from nodkit.crypto import key_ring_problem
 from nodkit.logging import LogColor, LogFormat
 from nodkit.tls import Tls
 
@@ -83,6 +91,19 @@ class SettingFilesSource(EnvSettingsSource):
             if name in names:
                 values[name] = read_setting_file(variable, path)
         return values
+
+
+def _a_key_ring(value: SecretStr) -> SecretStr:
+    # Said at start in one line, before anything is opened.
+    problem = key_ring_problem(value.get_secret_value())
+    if problem:
+        raise ValueError(problem)
+    return value
+
+
+# NOD_VAULT_KEY of a service that seals values at rest (claims, approvals):
+# a whole key ring, or the service does not start.
+VaultKey = Annotated[SecretStr, AfterValidator(_a_key_ring)]
 
 
 def shared(name: str) -> AliasChoices:

@@ -1,18 +1,17 @@
 from typing import Annotated
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, field_validator
 from pydantic_settings import NoDecode, SettingsConfigDict
 
-from nodkit.crypto import key_ring_problem
 from nodkit.networks import Network, parse_networks
-from nodkit.settings import ServiceSettings, shared
+from nodkit.settings import ServiceSettings, VaultKey, shared
 
 
 class ApprovalsSettings(ServiceSettings):
     model_config = SettingsConfigDict(env_prefix="NOD_APPROVALS_")
 
     listen: str = "127.0.0.1:50052"
-    vault_key: SecretStr = Field(
+    vault_key: VaultKey = Field(
         validation_alias=shared("vault_key"),
         description="Seals connected accounts' credentials at rest (AES-256-GCM): one base64"
         " 32-byte key, or `id:key,id:key` newest first to rotate. The service refuses to start"
@@ -70,15 +69,6 @@ class ApprovalsSettings(ServiceSettings):
         description="WatchApproval looks again when the approval's change is announced (any"
         " instance's, LISTEN/NOTIFY), and at least this often.",
     )
-
-    @field_validator("vault_key")
-    @classmethod
-    def _vault_key_is_a_key_ring(cls, value: SecretStr) -> SecretStr:
-        # Said at start in one line, before anything is opened.
-        problem = key_ring_problem(value.get_secret_value())
-        if problem:
-            raise ValueError(problem)
-        return value
 
     @field_validator("allowed_networks", mode="before")
     @classmethod

@@ -1,8 +1,7 @@
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field
 from pydantic_settings import SettingsConfigDict
 
-from nodkit.crypto import key_ring_problem
-from nodkit.settings import ServiceSettings, shared
+from nodkit.settings import ServiceSettings, VaultKey, shared
 
 DAY_S = 24 * 3600
 
@@ -11,7 +10,7 @@ class ClaimsSettings(ServiceSettings):
     model_config = SettingsConfigDict(env_prefix="NOD_CLAIMS_")
 
     listen: str = "127.0.0.1:50051"
-    vault_key: SecretStr = Field(
+    vault_key: VaultKey = Field(
         validation_alias=shared("vault_key"),
         description="Seals the vault at rest (AES-256-GCM): one base64 32-byte key, or"
         " `id:key,id:key` newest first to rotate (the first seals, every one opens). Losing"
@@ -76,12 +75,3 @@ class ClaimsSettings(ServiceSettings):
     )
     # Small batches keep each delete's locks and WAL short beside the claims.
     prune_batch: int = Field(1000, gt=0, description="Rows one delete statement removes at most.")
-
-    @field_validator("vault_key")
-    @classmethod
-    def _vault_key_is_a_key_ring(cls, value: SecretStr) -> SecretStr:
-        # Said at start in one line, before anything is opened.
-        problem = key_ring_problem(value.get_secret_value())
-        if problem:
-            raise ValueError(problem)
-        return value
