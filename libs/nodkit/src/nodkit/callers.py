@@ -109,11 +109,15 @@ ALLOWED_CALLERS: Mapping[str, frozenset[str]] = _one_entry_each(
         # The picture of a step's page (private values painted over) is taken
         # for the person's view of their task, and stored by tasks alone.
         _methods(_BROWSER, "Screenshot", [TASKS]),
+        # A look (read-only, G14) is asked for by tasks, from its records.
+        _methods(_BROWSER, "Look", [TASKS]),
         # Tasks are the person's, through the UI. The operator reads a task's
         # history, records a person's check and stops a removed person's tasks;
         # it starts, continues or answers nothing.
         _methods(
-            _TASKS, "StartTask WatchTask Continue SubmitPrivateForm AnswerQuestion", [GATEWAY]
+            _TASKS,
+            "StartTask WatchTask Continue SubmitPrivateForm AnswerQuestion LookForMe",
+            [GATEWAY],
         ),
         _methods(
             _TASKS, "GetTask ListTasks ListTaskEvents Stop ResolveUncertain", [GATEWAY, OPERATOR]

@@ -1174,3 +1174,79 @@ class ScreenshotResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ScreenshotResponse: _TypeAlias = ScreenshotResponse  # noqa: Y015
+
+@_typing.final
+class LookRequest(_message.Message):
+    """A look (G14): a read-only check of the place where an uncertain result
+    would show (an account or order page, an app's record of what it
+    received). The session turns read-only for the rest of its life before
+    it goes anywhere: from then on the page's own requests that are not GET,
+    HEAD or OPTIONS are refused before they leave the browser, and Click,
+    TypeText, SelectOption, SetChecked, PressKey and EnterPrivate are refused
+    FAILED_PRECONDITION (READ_ONLY_SESSION). Navigate, ReadPage, Scroll,
+    GoBack, SwitchPage and Screenshot still answer. A look never enters a
+    private value and never signs in again.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SESSION_ID_FIELD_NUMBER: _builtins.int
+    TASK_ID_FIELD_NUMBER: _builtins.int
+    URL_FIELD_NUMBER: _builtins.int
+    session_id: _builtins.str
+    """The session to look from, with the person's cookies (a task's kept
+    session). Empty: a new session for task_id, with no cookies.
+    """
+    task_id: _builtins.str
+    url: _builtins.str
+    """Where to look: an http(s) address the caller took from its records,
+    never from a model. The usual address checks apply.
+    """
+    def __init__(
+        self,
+        *,
+        session_id: _builtins.str = ...,
+        task_id: _builtins.str = ...,
+        url: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["session_id", b"session_id", "task_id", b"task_id", "url", b"url"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LookRequest: _TypeAlias = LookRequest  # noqa: Y015
+
+@_typing.final
+class LookResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SESSION_ID_FIELD_NUMBER: _builtins.int
+    PAGE_FIELD_NUMBER: _builtins.int
+    IMAGE_FIELD_NUMBER: _builtins.int
+    MEDIA_TYPE_FIELD_NUMBER: _builtins.int
+    session_id: _builtins.str
+    image: _builtins.bytes
+    """The page as a person would see it, private values painted over (as
+    ScreenshotResponse); empty when the picture could not be taken.
+    """
+    media_type: _builtins.str
+    @_builtins.property
+    def page(self) -> Global___Page:
+        """The page once it settled, read as ReadPage reads it."""
+
+    def __init__(
+        self,
+        *,
+        session_id: _builtins.str = ...,
+        page: Global___Page | None = ...,
+        image: _builtins.bytes = ...,
+        media_type: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["page", b"page"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["image", b"image", "media_type", b"media_type", "page", b"page", "session_id", b"session_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LookResponse: _TypeAlias = LookResponse  # noqa: Y015

@@ -114,6 +114,11 @@ class BrowserServiceStub:
                 request_serializer=nod_dot_browser_dot_v1_dot_browser__pb2.ScreenshotRequest.SerializeToString,
                 response_deserializer=nod_dot_browser_dot_v1_dot_browser__pb2.ScreenshotResponse.FromString,
                 _registered_method=True)
+        self.Look = channel.unary_unary(
+                '/nod.browser.v1.BrowserService/Look',
+                request_serializer=nod_dot_browser_dot_v1_dot_browser__pb2.LookRequest.SerializeToString,
+                response_deserializer=nod_dot_browser_dot_v1_dot_browser__pb2.LookResponse.FromString,
+                _registered_method=True)
 
 
 class BrowserServiceServicer:
@@ -222,6 +227,13 @@ class BrowserServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Look(self, request, context):
+        """Read-only from here on: see LookRequest.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_BrowserServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -304,6 +316,11 @@ def add_BrowserServiceServicer_to_server(servicer, server):
                     servicer.Screenshot,
                     request_deserializer=nod_dot_browser_dot_v1_dot_browser__pb2.ScreenshotRequest.FromString,
                     response_serializer=nod_dot_browser_dot_v1_dot_browser__pb2.ScreenshotResponse.SerializeToString,
+            ),
+            'Look': grpc.unary_unary_rpc_method_handler(
+                    servicer.Look,
+                    request_deserializer=nod_dot_browser_dot_v1_dot_browser__pb2.LookRequest.FromString,
+                    response_serializer=nod_dot_browser_dot_v1_dot_browser__pb2.LookResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -738,6 +755,33 @@ class BrowserService:
             '/nod.browser.v1.BrowserService/Screenshot',
             nod_dot_browser_dot_v1_dot_browser__pb2.ScreenshotRequest.SerializeToString,
             nod_dot_browser_dot_v1_dot_browser__pb2.ScreenshotResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Look(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/nod.browser.v1.BrowserService/Look',
+            nod_dot_browser_dot_v1_dot_browser__pb2.LookRequest.SerializeToString,
+            nod_dot_browser_dot_v1_dot_browser__pb2.LookResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -58,6 +58,8 @@ class BrowserServiceStub:
     """The current page as a picture, private values painted over (the
     person's view of a step; never the model's).
     """
+    Look: _grpc.UnaryUnaryMultiCallable[_browser_pb2.LookRequest, _browser_pb2.LookResponse]
+    """Read-only from here on: see LookRequest."""
 
 @_typing.type_check_only
 class BrowserServiceAsyncStub(BrowserServiceStub):
@@ -86,6 +88,8 @@ class BrowserServiceAsyncStub(BrowserServiceStub):
     """The current page as a picture, private values painted over (the
     person's view of a step; never the model's).
     """
+    Look: _aio.UnaryUnaryMultiCallable[_browser_pb2.LookRequest, _browser_pb2.LookResponse]  # type: ignore[assignment]
+    """Read-only from here on: see LookRequest."""
 
 class BrowserServiceServicer(metaclass=_abc_1.ABCMeta):
     @_abc_1.abstractmethod
@@ -207,5 +211,13 @@ class BrowserServiceServicer(metaclass=_abc_1.ABCMeta):
         """The current page as a picture, private values painted over (the
         person's view of a step; never the model's).
         """
+
+    @_abc_1.abstractmethod
+    def Look(
+        self,
+        request: _browser_pb2.LookRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_browser_pb2.LookResponse, _abc.Awaitable[_browser_pb2.LookResponse]]:
+        """Read-only from here on: see LookRequest."""
 
 def add_BrowserServiceServicer_to_server(servicer: BrowserServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -265,6 +265,91 @@ RESOLUTION_HAPPENED: Resolution.ValueType  # 1
 RESOLUTION_DID_NOT_HAPPEN: Resolution.ValueType  # 2
 Global___Resolution: _TypeAlias = Resolution  # noqa: Y015
 
+class _LookFinding:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _LookFindingEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_LookFinding.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    LOOK_FINDING_UNSPECIFIED: _LookFinding.ValueType  # 0
+    LOOK_FINDING_FOUND: _LookFinding.ValueType  # 1
+    """The place shows it happened: the app lists this execution, the shop
+    lists an order of this amount placed since the card went in, the site
+    shows the person signed in.
+    """
+    LOOK_FINDING_NO_SIGN: _LookFinding.ValueType  # 2
+    """nod read the place and saw no sign of it."""
+    LOOK_FINDING_NOTHING_TO_READ: _LookFinding.ValueType  # 3
+    """There is nothing nod can read: no place is known for it (an email, an
+    app without a status address), or the page with the person's sign-in
+    is gone (nod never signs in again to look).
+    """
+
+class LookFinding(_LookFinding, metaclass=_LookFindingEnumTypeWrapper):
+    """What a look (LookForMe) found at the place an uncertain result would show.
+    Only FOUND is evidence: finding no sign of a thing is not proof it did not
+    happen (a request may still be on its way, a page may lag), so nod never
+    says "it didn't happen" from a look. The step stays UNCERTAIN whatever a
+    look finds; the person decides.
+    """
+
+LOOK_FINDING_UNSPECIFIED: LookFinding.ValueType  # 0
+LOOK_FINDING_FOUND: LookFinding.ValueType  # 1
+"""The place shows it happened: the app lists this execution, the shop
+lists an order of this amount placed since the card went in, the site
+shows the person signed in.
+"""
+LOOK_FINDING_NO_SIGN: LookFinding.ValueType  # 2
+"""nod read the place and saw no sign of it."""
+LOOK_FINDING_NOTHING_TO_READ: LookFinding.ValueType  # 3
+"""There is nothing nod can read: no place is known for it (an email, an
+app without a status address), or the page with the person's sign-in
+is gone (nod never signs in again to look).
+"""
+Global___LookFinding: _TypeAlias = LookFinding  # noqa: Y015
+
+@_typing.final
+class Look(_message.Message):
+    """One look at an uncertain step, recorded beside it as evidence."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STEP_FIELD_NUMBER: _builtins.int
+    FINDING_FIELD_NUMBER: _builtins.int
+    SENTENCE_FIELD_NUMBER: _builtins.int
+    URL_FIELD_NUMBER: _builtins.int
+    LOOKED_AT_FIELD_NUMBER: _builtins.int
+    HAS_IMAGE_FIELD_NUMBER: _builtins.int
+    step: _builtins.int
+    finding: Global___LookFinding.ValueType
+    sentence: _builtins.str
+    """What nod found, in a sentence for the person."""
+    url: _builtins.str
+    """Where it looked (empty when there was nothing to read)."""
+    has_image: _builtins.bool
+    """A picture of the page it saw, private values painted over
+    (GetStepScreenshot with look set).
+    """
+    @_builtins.property
+    def looked_at(self) -> _timestamp_pb2.Timestamp: ...
+    def __init__(
+        self,
+        *,
+        step: _builtins.int = ...,
+        finding: Global___LookFinding.ValueType = ...,
+        sentence: _builtins.str = ...,
+        url: _builtins.str = ...,
+        looked_at: _timestamp_pb2.Timestamp | None = ...,
+        has_image: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["looked_at", b"looked_at"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["finding", b"finding", "has_image", b"has_image", "looked_at", b"looked_at", "sentence", b"sentence", "step", b"step", "url", b"url"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Look: _TypeAlias = Look  # noqa: Y015
+
 @_typing.final
 class Wait(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
@@ -409,6 +494,7 @@ class Step(_message.Message):
     PAGE_ORIGIN_FIELD_NUMBER: _builtins.int
     PAGE_TITLE_FIELD_NUMBER: _builtins.int
     FORM_KIND_FIELD_NUMBER: _builtins.int
+    LOOK_FIELD_NUMBER: _builtins.int
     number: _builtins.int
     tool: _builtins.str
     arguments: _builtins.str
@@ -444,6 +530,10 @@ class Step(_message.Message):
     def started_at(self) -> _timestamp_pb2.Timestamp: ...
     @_builtins.property
     def ended_at(self) -> _timestamp_pb2.Timestamp: ...
+    @_builtins.property
+    def look(self) -> Global___Look:
+        """The last look at this step, if the person asked for one (LookForMe)."""
+
     def __init__(
         self,
         *,
@@ -465,10 +555,11 @@ class Step(_message.Message):
         page_origin: _builtins.str = ...,
         page_title: _builtins.str = ...,
         form_kind: Global___FormKind.ValueType = ...,
+        look: Global___Look | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["ended_at", b"ended_at", "started_at", b"started_at"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["ended_at", b"ended_at", "look", b"look", "started_at", b"started_at"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["approval_id", b"approval_id", "arguments", b"arguments", "check", b"check", "claim_id", b"claim_id", "ended_at", b"ended_at", "form_kind", b"form_kind", "number", b"number", "page_origin", b"page_origin", "page_title", b"page_title", "paid", b"paid", "payment_id", b"payment_id", "reason", b"reason", "reason_code", b"reason_code", "resolution", b"resolution", "result", b"result", "started_at", b"started_at", "state", b"state", "tool", b"tool"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["approval_id", b"approval_id", "arguments", b"arguments", "check", b"check", "claim_id", b"claim_id", "ended_at", b"ended_at", "form_kind", b"form_kind", "look", b"look", "number", b"number", "page_origin", b"page_origin", "page_title", b"page_title", "paid", b"paid", "payment_id", b"payment_id", "reason", b"reason", "reason_code", b"reason_code", "resolution", b"resolution", "result", b"result", "started_at", b"started_at", "state", b"state", "tool", b"tool"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -533,7 +624,7 @@ class TaskEvent(_message.Message):
     task_id: _builtins.str
     kind: _builtins.str
     """task.queued, task.running, task.waiting, task.ended, step.started,
-    step.ended, step.resolved, model.attempt, person.said.
+    step.ended, step.resolved, step.looked, model.attempt, person.said.
     """
     state: Global___TaskState.ValueType
     """The task's state after this event."""
@@ -1063,17 +1154,21 @@ class GetStepScreenshotRequest(_message.Message):
 
     TASK_ID_FIELD_NUMBER: _builtins.int
     STEP_FIELD_NUMBER: _builtins.int
+    LOOK_FIELD_NUMBER: _builtins.int
     task_id: _builtins.str
     step: _builtins.int
+    look: _builtins.bool
+    """The picture of the step's last look (Look.has_image) instead."""
     def __init__(
         self,
         *,
         task_id: _builtins.str = ...,
         step: _builtins.int = ...,
+        look: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["step", b"step", "task_id", b"task_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["look", b"look", "step", b"step", "task_id", b"task_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1102,6 +1197,64 @@ class GetStepScreenshotResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GetStepScreenshotResponse: _TypeAlias = GetStepScreenshotResponse  # noqa: Y015
+
+@_typing.final
+class LookForMeRequest(_message.Message):
+    """Look for me (G14): nod looks, read-only, at the place where an UNCERTAIN
+    step's result would show: for an app action, the status address its
+    account names (a new session, no cookies); for a payment, the merchant's
+    order list, and for a sign-in or code, the site itself, both from the
+    task's kept browser session (its cookies: a look never signs in). The
+    address comes from the records (the account's settings, the payment's
+    merchant, the step's page), never from the model. What it found is
+    recorded as the step's look (Step.look) and an event (step.looked); the
+    step stays UNCERTAIN. FAILED_PRECONDITION for a step that is not
+    UNCERTAIN. A resend looks again and records the newer look.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TASK_ID_FIELD_NUMBER: _builtins.int
+    STEP_FIELD_NUMBER: _builtins.int
+    task_id: _builtins.str
+    step: _builtins.int
+    def __init__(
+        self,
+        *,
+        task_id: _builtins.str = ...,
+        step: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["step", b"step", "task_id", b"task_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LookForMeRequest: _TypeAlias = LookForMeRequest  # noqa: Y015
+
+@_typing.final
+class LookForMeResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    LOOK_FIELD_NUMBER: _builtins.int
+    TASK_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def look(self) -> Global___Look: ...
+    @_builtins.property
+    def task(self) -> Global___Task: ...
+    def __init__(
+        self,
+        *,
+        look: Global___Look | None = ...,
+        task: Global___Task | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["look", b"look", "task", b"task"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["look", b"look", "task", b"task"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LookForMeResponse: _TypeAlias = LookForMeResponse  # noqa: Y015
 
 @_typing.final
 class DeleteStepScreenshotsRequest(_message.Message):

@@ -94,6 +94,11 @@ class TasksServiceStub:
                 request_serializer=nod_dot_tasks_dot_v1_dot_tasks__pb2.DeleteStepScreenshotsRequest.SerializeToString,
                 response_deserializer=nod_dot_tasks_dot_v1_dot_tasks__pb2.DeleteStepScreenshotsResponse.FromString,
                 _registered_method=True)
+        self.LookForMe = channel.unary_unary(
+                '/nod.tasks.v1.TasksService/LookForMe',
+                request_serializer=nod_dot_tasks_dot_v1_dot_tasks__pb2.LookForMeRequest.SerializeToString,
+                response_deserializer=nod_dot_tasks_dot_v1_dot_tasks__pb2.LookForMeResponse.FromString,
+                _registered_method=True)
 
 
 class TasksServiceServicer:
@@ -176,6 +181,12 @@ class TasksServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def LookForMe(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_TasksServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -238,6 +249,11 @@ def add_TasksServiceServicer_to_server(servicer, server):
                     servicer.DeleteStepScreenshots,
                     request_deserializer=nod_dot_tasks_dot_v1_dot_tasks__pb2.DeleteStepScreenshotsRequest.FromString,
                     response_serializer=nod_dot_tasks_dot_v1_dot_tasks__pb2.DeleteStepScreenshotsResponse.SerializeToString,
+            ),
+            'LookForMe': grpc.unary_unary_rpc_method_handler(
+                    servicer.LookForMe,
+                    request_deserializer=nod_dot_tasks_dot_v1_dot_tasks__pb2.LookForMeRequest.FromString,
+                    response_serializer=nod_dot_tasks_dot_v1_dot_tasks__pb2.LookForMeResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -564,6 +580,33 @@ class TasksService:
             '/nod.tasks.v1.TasksService/DeleteStepScreenshots',
             nod_dot_tasks_dot_v1_dot_tasks__pb2.DeleteStepScreenshotsRequest.SerializeToString,
             nod_dot_tasks_dot_v1_dot_tasks__pb2.DeleteStepScreenshotsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def LookForMe(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/nod.tasks.v1.TasksService/LookForMe',
+            nod_dot_tasks_dot_v1_dot_tasks__pb2.LookForMeRequest.SerializeToString,
+            nod_dot_tasks_dot_v1_dot_tasks__pb2.LookForMeResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -54,6 +54,7 @@ class TasksServiceStub:
     picture could not be taken, or one past the task's cap).
     """
     DeleteStepScreenshots: _grpc.UnaryUnaryMultiCallable[_tasks_pb2.DeleteStepScreenshotsRequest, _tasks_pb2.DeleteStepScreenshotsResponse]
+    LookForMe: _grpc.UnaryUnaryMultiCallable[_tasks_pb2.LookForMeRequest, _tasks_pb2.LookForMeResponse]
 
 @_typing.type_check_only
 class TasksServiceAsyncStub(TasksServiceStub):
@@ -76,6 +77,7 @@ class TasksServiceAsyncStub(TasksServiceStub):
     picture could not be taken, or one past the task's cap).
     """
     DeleteStepScreenshots: _aio.UnaryUnaryMultiCallable[_tasks_pb2.DeleteStepScreenshotsRequest, _tasks_pb2.DeleteStepScreenshotsResponse]  # type: ignore[assignment]
+    LookForMe: _aio.UnaryUnaryMultiCallable[_tasks_pb2.LookForMeRequest, _tasks_pb2.LookForMeResponse]  # type: ignore[assignment]
 
 class TasksServiceServicer(metaclass=_abc_1.ABCMeta):
     @_abc_1.abstractmethod
@@ -167,5 +169,12 @@ class TasksServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _tasks_pb2.DeleteStepScreenshotsRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_tasks_pb2.DeleteStepScreenshotsResponse, _abc.Awaitable[_tasks_pb2.DeleteStepScreenshotsResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def LookForMe(
+        self,
+        request: _tasks_pb2.LookForMeRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_tasks_pb2.LookForMeResponse, _abc.Awaitable[_tasks_pb2.LookForMeResponse]]: ...
 
 def add_TasksServiceServicer_to_server(servicer: TasksServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
