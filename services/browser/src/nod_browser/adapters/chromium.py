@@ -32,6 +32,12 @@ LAUNCH_ARGS = [
     "--webrtc-ip-handling-policy=disable_non_proxied_udp",
     # QUIC is UDP, which no HTTP proxy carries.
     "--disable-quic",
+    # A shared worker's requests pass no context's route (Playwright can't
+    # see them), so neither the request guard's send-once and read-only
+    # checks nor the value guard would: pages get no SharedWorker at all.
+    # A blink switch, as Playwright passes its own --disable-features (of
+    # which Chromium would keep one).
+    "--disable-blink-features=SharedWorker",
 ]
 
 
