@@ -165,6 +165,19 @@ async def settle(page: Page, timeout_s: float) -> None:
         pass
 
 
+async def document_loaded(page: Page, timeout_s: float) -> None:
+    """Waits (bounded) for the page's document to say it has loaded
+    (readyState), not Playwright's load state: a navigation the page itself
+    asked for that the request guard then refused (a read-only session's
+    form, posted by a script) leaves Playwright counting the frame as
+    navigating until another document commits, and its load states wait
+    for that load to the bound."""
+    try:
+        await page.wait_for_function("document.readyState === 'complete'", timeout=timeout_s * 1000)
+    except Error:
+        pass  # the bound, or the document went (a navigation): the read says where it is
+
+
 async def quiet(page: Page, load_timeout_s: float, quiet_timeout_s: float) -> None:
     """Waits (bounded) for the page to load, then for its network to go
     quiet (no request for half a second): what a page check reads must be

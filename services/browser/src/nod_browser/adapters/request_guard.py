@@ -16,7 +16,9 @@ that moment, before the page has taken the answer and loaded what follows.
 
 In front of all that, in the same route, the session's ValueGuard aborts any
 request (of any method) carrying an entered value to an origin it may not
-go to (value_guard.py); it also opens every WebSocket of the context.
+go to (value_guard.py); it also opens every WebSocket of the context. And
+first of all, once a look has turned the session read-only, ReadOnly aborts
+every request but a GET, HEAD or OPTIONS (read_only.py).
 """
 
 from collections.abc import Awaitable, Callable, Iterator
@@ -26,12 +28,12 @@ from urllib.parse import urljoin
 
 from playwright.async_api import BrowserContext, Error, Page, Request, Route
 
+from nod_browser.adapters.read_only import SAFE_METHODS, ReadOnly
 from nod_browser.adapters.value_guard import ValueGuard
 from nodkit.logging import get_logger
 
 log = get_logger("nod_browser.request_guard")
 
-SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 # The redirects a browser follows with the same method and body.
 RESENDING_REDIRECTS = frozenset({307, 308})
 
@@ -93,13 +95,14 @@ class SubmitAnswers:
 
 
 async def send_unsafe_requests_once(
-    context: BrowserContext, timeout_s: float, values: ValueGuard
+    context: BrowserContext, timeout_s: float, values: ValueGuard, read_only: ReadOnly
 ) -> SubmitAnswers:
     answers = SubmitAnswers()
 
     async def guard(route: Route) -> None:
         try:
-            if await values.stops(route):
+            # Read-only first: it decides on the method alone, reading no body.
+            if await read_only.stops(route) or await values.stops(route):
                 return
             if route.request.method in SAFE_METHODS:
                 await route.fallback()
@@ -111,7 +114,9 @@ async def send_unsafe_requests_once(
             log.info("request_guard.page_gone", method=route.request.method, **answers.about())
 
     await context.route("**/*", guard)
-    await context.route_web_socket(lambda url: True, values.web_socket)
+    await context.route_web_socket(
+        lambda url: True, lambda socket: values.web_socket(socket, read_only.stops_message)
+    )
     return answers
 
 

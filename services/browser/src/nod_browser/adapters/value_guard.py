@@ -167,10 +167,14 @@ class ValueGuard:
         self._stopped(holders, destination, "redirected form")
         return True
 
-    async def web_socket(self, socket: WebSocketRoute) -> None:
+    async def web_socket(
+        self, socket: WebSocketRoute, held_back: Callable[[str], bool] = lambda url: False
+    ) -> None:
         """Opens the page's WebSocket to its server unless its address carries
         a value elsewhere, and passes on each message the page sends that
-        carries none; one that does closes the socket."""
+        carries none; one that does closes the socket. A message `held_back`
+        says no to (told the socket's address: a read-only session's) is
+        dropped."""
         destination = destination_of(socket.url)
         opening = self._carrying(destination, lambda: socket.url)
         if opening and destination is not None:
@@ -180,6 +184,8 @@ class ValueGuard:
         server = socket.connect_to_server()
 
         async def sent(message: str | bytes) -> None:
+            if held_back(socket.url):
+                return
             text = message if isinstance(message, str) else message.decode("utf-8", "replace")
             holders = self._carrying(destination, lambda: text)
             if holders and destination is not None:

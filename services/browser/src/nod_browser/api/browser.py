@@ -44,6 +44,14 @@ class BrowserServicer(browser_pb2_grpc.BrowserServiceServicer):
         session.leave_closed_page()
         return session
 
+    def _acting_session(self, session_id: str) -> Session:
+        """The session an action (a click, typing, a private entry) works on:
+        never one a look has made read-only, checked before anything else
+        of the request, the page or the claims."""
+        session = self._session(session_id)
+        session.refuse_if_read_only()
+        return session
+
     async def _page(self, session: Session, *, settle: bool = False) -> pb.Page:
         page = await session.run(browsing.read(session, self._settings, settle=settle))
         return page_to_pb(page)
@@ -67,33 +75,33 @@ class BrowserServicer(browser_pb2_grpc.BrowserServiceServicer):
         return pb.ReadPageResponse(page=await self._page(session, settle=request.settle))
 
     async def Click(self, request, context) -> pb.ClickResponse:
-        session = self._session(request.session_id)
+        session = self._acting_session(request.session_id)
         target = check_target("target", request.target)
         await session.run(browsing.click(session, target, self._settings))
         return pb.ClickResponse(page=await self._page(session))
 
     async def TypeText(self, request, context) -> pb.TypeTextResponse:
-        session = self._session(request.session_id)
+        session = self._acting_session(request.session_id)
         target = check_target("target", request.target)
         text = validation.text("text", request.text, max_length=MAX_TEXT)
         await session.run(browsing.type_text(session, target, text, self._settings))
         return pb.TypeTextResponse(page=await self._page(session))
 
     async def SelectOption(self, request, context) -> pb.SelectOptionResponse:
-        session = self._session(request.session_id)
+        session = self._acting_session(request.session_id)
         target = check_target("target", request.target)
         option = validation.text("option", request.option, max_length=500, required=True)
         await session.run(widgets.select_option(session, target, option, self._settings))
         return pb.SelectOptionResponse(page=await self._page(session))
 
     async def SetChecked(self, request, context) -> pb.SetCheckedResponse:
-        session = self._session(request.session_id)
+        session = self._acting_session(request.session_id)
         target = check_target("target", request.target)
         await session.run(widgets.set_checked(session, target, request.checked, self._settings))
         return pb.SetCheckedResponse(page=await self._page(session))
 
     async def PressKey(self, request, context) -> pb.PressKeyResponse:
-        session = self._session(request.session_id)
+        session = self._acting_session(request.session_id)
         target = check_target("target", request.target) if request.target else ""
         key = widgets.check_key(request.key)
         await session.run(widgets.press_key(session, target, key, self._settings))
@@ -116,7 +124,7 @@ class BrowserServicer(browser_pb2_grpc.BrowserServiceServicer):
         return pb.SwitchPageResponse(page=await self._page(session))
 
     async def EnterPrivate(self, request, context) -> pb.EnterPrivateResponse:
-        session = self._session(request.session_id)
+        session = self._acting_session(request.session_id)
         entry = check_entry_request(entry_request(request))
         result = await session.run(self._entries.enter(session, entry))
         return pb.EnterPrivateResponse(claim=result.claim, entered=result.entered)

@@ -3,6 +3,7 @@ read the page, and take its picture (the person's, never the model's)."""
 
 import asyncio
 import time
+from typing import Literal
 
 from playwright.async_api import Error
 from playwright.async_api import TimeoutError as PlaywrightTimeout
@@ -10,8 +11,15 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 from nod_browser.adapters.chromium import Chromium
 from nod_browser.adapters.egress_proxy import REFUSED_HEADER, REFUSED_MARK, EgressProxy
 from nod_browser.adapters.locating import locate_one
-from nod_browser.adapters.page_reader import PRIVATE_FIELD, quiet, read_page, settle
+from nod_browser.adapters.page_reader import (
+    PRIVATE_FIELD,
+    document_loaded,
+    quiet,
+    read_page,
+    settle,
+)
 from nod_browser.adapters.painter import Painter
+from nod_browser.adapters.read_only import ReadOnly
 from nod_browser.adapters.request_guard import send_unsafe_requests_once
 from nod_browser.adapters.screenshots import Picture, take
 from nod_browser.adapters.value_guard import ValueGuard
@@ -43,16 +51,27 @@ async def open_session(
         raise
     context.set_default_timeout(settings.action_timeout_s * 1000)
     values = ValueGuard()
-    answers = await send_unsafe_requests_once(context, settings.request_timeout_s, values)
+    # Off until a look turns it on; in the guard from the start, so that no
+    # request of the context can pass unchecked once it is.
+    read_only = ReadOnly()
+    answers = await send_unsafe_requests_once(
+        context, settings.request_timeout_s, values, read_only
+    )
     page = await context.new_page()
-    return sessions.add(session_id, owner, task_id, context, page, answers, values)
+    return sessions.add(session_id, owner, task_id, context, page, answers, values, read_only)
 
 
 async def navigate(session: Session, url: str, settings: BrowserSettings) -> None:
     timeout_ms = settings.action_timeout_s * 1000
+    # A read-only session's page may post a form from a script before it
+    # has loaded; refused, that navigation leaves Playwright waiting for a
+    # load that never comes (page_reader.document_loaded): the page is
+    # taken once it commits, and then waited for on its own word.
+    read_only = session.read_only.on
+    wait_until: Literal["commit", "load"] = "commit" if read_only else "load"
     try:
         try:
-            answer = await session.page.goto(url, wait_until="load", timeout=timeout_ms)
+            answer = await session.page.goto(url, wait_until=wait_until, timeout=timeout_ms)
         except Error as error:
             # A page whose last request was cut off (a site that dropped the
             # connection) swaps in Chromium's error page a moment later; a
@@ -60,7 +79,7 @@ async def navigate(session: Session, url: str, settings: BrowserSettings) -> Non
             if "interrupted by another navigation" not in str(error):
                 raise
             await settle(session.page, settings.action_timeout_s)
-            answer = await session.page.goto(url, wait_until="load", timeout=timeout_ms)
+            answer = await session.page.goto(url, wait_until=wait_until, timeout=timeout_ms)
     except PlaywrightTimeout:
         raise Unavailable(
             "the page did not finish loading in time", reason="NAVIGATION_TIMEOUT"
@@ -82,6 +101,8 @@ async def navigate(session: Session, url: str, settings: BrowserSettings) -> Non
             "that address is inside a private network; nod's browser does not go there",
             reason="ADDRESS_NOT_ALLOWED",
         )
+    if read_only:
+        await document_loaded(session.page, settings.action_timeout_s)
 
 
 async def click(session: Session, target: str, settings: BrowserSettings) -> None:
@@ -116,7 +137,13 @@ async def read(session: Session, settings: BrowserSettings, *, settle: bool = Fa
     go quiet: the read after a submission, whose next page may still be
     loading (a read then sees only its title, and judges nothing)."""
     session.leave_closed_page()
-    if settle:
+    if settle and session.read_only.on:
+        # The same bounds, on the document's word (see navigate).
+        await document_loaded(session.page, settings.action_timeout_s)
+        await session.network.quiet(settings.settle_s)
+        await document_loaded(session.page, settings.action_timeout_s)
+        session.leave_closed_page()
+    elif settle:
         await quiet(session.page, settings.action_timeout_s, settings.settle_s)
         # A submission sent by a script, or answered in a frame, may still
         # be on its way: the site's answer, not the step before it, is read.

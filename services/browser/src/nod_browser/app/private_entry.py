@@ -94,6 +94,9 @@ class PrivateEntries:
         self._settings = settings
 
     async def enter(self, session: Session, request: EntryRequest) -> EntryResult:
+        # The servicer refused it already; here too, as the claim below is
+        # what must never happen on a look's session (G14).
+        session.refuse_if_read_only()
         checks = FieldChecks()
         try:
             return await self._enter(session, request, checks)

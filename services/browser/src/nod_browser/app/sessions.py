@@ -17,6 +17,7 @@ from playwright.async_api import BrowserContext, Page
 
 from nod_browser.adapters.frame_ids import FrameIds
 from nod_browser.adapters.network_activity import NetworkActivity
+from nod_browser.adapters.read_only import ReadOnly
 from nod_browser.adapters.request_guard import SubmitAnswers
 from nod_browser.adapters.value_guard import ValueGuard
 from nod_browser.domain.shown_back import EnteredValues
@@ -41,6 +42,9 @@ class Session:
     submit_answers: SubmitAnswers
     # The values entered here and where each may go: no request takes one elsewhere.
     value_guard: ValueGuard = field(default_factory=ValueGuard, repr=False)
+    # On once a look has used it (G14): its pages send nothing but reads,
+    # and no call acts on it any more.
+    read_only: ReadOnly = field(default_factory=ReadOnly)
     created_at: datetime = field(default_factory=lambda: datetime.now(UTC))
     # The calls running on it, each with its request id.
     calls: dict[asyncio.Task, str | None] = field(default_factory=dict)
@@ -86,6 +90,23 @@ class Session:
                 "page_id: no such open page in this session", reason="NO_SUCH_PAGE"
             )
         self.page = page
+
+    def turn_read_only(self) -> None:
+        """For the rest of its life, before a look takes it anywhere."""
+        if not self.read_only.on:
+            self.read_only.turn_on()
+            log.info("session.read_only", session_id=self.id, task_id=self.task_id)
+
+    def refuse_if_read_only(self) -> None:
+        """An action (a click, typing, a key, a private entry) on a session a
+        look has used is refused before it touches the page or claims
+        anything: a look only looks, whoever asks next."""
+        if self.read_only.on:
+            raise FailedPrecondition(
+                "this session was used for a look and is read-only: it clicks, types and"
+                " enters nothing; open a new session to act",
+                reason="READ_ONLY_SESSION",
+            )
 
     async def run(self, work: Awaitable[T]) -> T:
         """Runs one call's work so that closing the session can cancel it."""
@@ -157,9 +178,12 @@ class Sessions:
         page: Page,
         submit_answers: SubmitAnswers,
         value_guard: ValueGuard,
+        read_only: ReadOnly,
     ) -> Session:
-        session = Session(session_id, owner, task_id, context, page, submit_answers, value_guard)
-        submit_answers.about = value_guard.about = session.about
+        session = Session(
+            session_id, owner, task_id, context, page, submit_answers, value_guard, read_only
+        )
+        submit_answers.about = value_guard.about = read_only.about = session.about
         self._by_id[session.id] = session
         log.info("session.opened", session_id=session.id, task_id=task_id)
         return session
