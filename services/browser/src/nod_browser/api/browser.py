@@ -8,7 +8,7 @@ from nod_browser.adapters.chromium import Chromium
 from nod_browser.adapters.egress_proxy import EgressProxy
 from nod_browser.adapters.painter import Painter
 from nod_browser.api.convert import entry_request, page_to_pb, session_to_pb
-from nod_browser.app import browsing, widgets
+from nod_browser.app import browsing, looking, widgets
 from nod_browser.app.private_entry import PrivateEntries
 from nod_browser.app.sessions import Session, Sessions
 from nod_browser.domain.addresses import check_url
@@ -16,6 +16,7 @@ from nod_browser.domain.entry import check_entry_request
 from nod_browser.domain.targets import check_target
 from nod_browser.settings import BrowserSettings
 from nodkit import validation
+from nodkit.errors import NotFound
 from nodkit.identity import current_user
 
 MAX_TEXT = 10_000
@@ -44,6 +45,14 @@ class BrowserServicer(browser_pb2_grpc.BrowserServiceServicer):
         session.leave_closed_page()
         return session
 
+    def _task_session(self, session_id: str, task_id: str) -> Session:
+        """The caller's session, and the task's when one is named: another
+        task's session is as unknown to the call as another person's."""
+        session = self._session(session_id)
+        if task_id and session.task_id != validation.printable_id("task_id", task_id):
+            raise NotFound("no such session", reason="SESSION_NOT_FOUND")
+        return session
+
     def _acting_session(self, session_id: str) -> Session:
         """The session an action (a click, typing, a private entry) works on:
         never one a look has made read-only, checked before anything else
@@ -56,12 +65,16 @@ class BrowserServicer(browser_pb2_grpc.BrowserServiceServicer):
         page = await session.run(browsing.read(session, self._settings, settle=settle))
         return page_to_pb(page)
 
-    async def OpenSession(self, request, context) -> pb.OpenSessionResponse:
-        owner = current_user()
-        task_id = validation.printable_id("task_id", request.task_id)
-        session = await browsing.open_session(
-            self._chromium, self._egress, self._sessions, self._settings, owner, task_id
+    async def _open(self, task_id: str) -> Session:
+        """A new session of the caller's for the task (no cookies), counted
+        against the runner's limit."""
+        task_id = validation.printable_id("task_id", task_id)
+        return await browsing.open_session(
+            self._chromium, self._egress, self._sessions, self._settings, current_user(), task_id
         )
+
+    async def OpenSession(self, request, context) -> pb.OpenSessionResponse:
+        session = await self._open(request.task_id)
         return pb.OpenSessionResponse(session_id=session.id)
 
     async def Navigate(self, request, context) -> pb.NavigateResponse:
@@ -152,4 +165,25 @@ class BrowserServicer(browser_pb2_grpc.BrowserServiceServicer):
         taken = await session.run(browsing.picture(session, self._painter, self._settings))
         return pb.ScreenshotResponse(
             image=taken.image, media_type=taken.media_type, width=taken.width, height=taken.height
+        )
+
+    async def Look(self, request, context) -> pb.LookResponse:
+        """A read-only check of where an uncertain result would show (G14):
+        see looking.py. The address is checked before any session is
+        touched or opened; a resend simply looks again."""
+        url = check_url(request.url)
+        if request.session_id:
+            session = self._task_session(request.session_id, request.task_id)
+            looked = await session.run(looking.look(session, url, self._painter, self._settings))
+        else:
+            session = await self._open(request.task_id)
+            looked = await looking.look_in_new_session(
+                self._sessions, session, url, self._painter, self._settings
+            )
+        taken = looked.picture
+        return pb.LookResponse(
+            session_id=session.id,
+            page=page_to_pb(looked.page),
+            image=taken.image if taken else b"",
+            media_type=taken.media_type if taken else "",
         )
