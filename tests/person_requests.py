@@ -107,6 +107,8 @@ OTHER_VALUES: dict[str, Values] = {
     "BrowserService/EnterPrivate": lambda o, _: {
         "operation_id": fresh("op"), "kind": claims.ENTRY_KIND_CARD, "submit": "e1",
     },
+    # The owner's look goes to the shop; another person's finds no session.
+    "BrowserService/Look": lambda o, shop: {"url": shop},
     "TasksService/StartTask": lambda o, _: {"text": "Water the plants", "request_id": fresh("t")},
     "TasksService/Continue": lambda o, _: {"text": "Go on"},
     "TasksService/AnswerQuestion": lambda o, _: {"text": "Yes"},
