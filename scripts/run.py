@@ -1,9 +1,11 @@
 """`make run`: PostgreSQL (found or started), keys under var/, migrations,
 the demo person's sign-in for the web UI, then every service, the gateway
-and the demo stand-ins under one supervisor (honcho), the demo person
-seeded, and where everything is printed. Ctrl-C stops everything, and so
-does any other termination signal (nodrun/supervisor.py).
-NOD_RUN_TLS=1 runs every gRPC hop over mutual TLS (nodrun/tls.py).
+and the demo stand-ins under one supervisor (honcho's, nodrun/supervisor.py),
+the demo person seeded, and where everything is printed. A process that
+ends by itself is started again after a back-off, within a limit
+(nodrun/restarts.py); Ctrl-C stops everything, and so does any other
+termination signal. NOD_RUN_TLS=1 runs every gRPC hop over mutual TLS
+(nodrun/tls.py).
 
 NOD_RUN_VAR moves var/ (the tests run this set-up in a folder of their own)."""
 
@@ -18,7 +20,9 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from nodrun import demo, postgres, summary, tls  # noqa: E402
 from nodrun import secrets as local_secrets  # noqa: E402
+from nodrun.output import OutputWhileRead  # noqa: E402
 from nodrun.ports import free_port, port_is_free  # noqa: E402
+from nodrun.restarts import Limits  # noqa: E402
 from nodrun.services import GATEWAY, SERVICES  # noqa: E402
 from nodrun.supervisor import supervisor  # noqa: E402
 
@@ -132,8 +136,17 @@ def demo_ports() -> tuple[int, int]:
 
 def main() -> None:
     VAR.mkdir(parents=True, exist_ok=True)
+    limits = Limits.from_env(os.environ)
     database_url, source = postgres.find_database(VAR)
     print(f"nod: PostgreSQL from {source}", flush=True)
+    # Past here, what make run prints goes quiet once nobody reads it, as
+    # its processes' lines do (nodrun/output.py).
+    output = OutputWhileRead(sys.stdout)
+    sys.exit(run(database_url, output, limits))
+
+
+def run(database_url: str, output: OutputWhileRead, limits: Limits) -> int:
+    """Everything but the database: make run's exit status."""
     made = local_secrets.ensure(VAR, vault_key_given=bool(os.environ.get("NOD_VAULT_KEY")))
     for line in made.made:
         print(line, flush=True)
@@ -148,24 +161,20 @@ def main() -> None:
     shop_port, app_port = demo_ports()
     shop_url, app_url = f"http://{DEMO_HOST}:{shop_port}", f"http://{DEMO_HOST}:{app_port}"
 
-    manager = supervisor(json_lines=env["NOD_LOG_FORMAT"] == "json")
+    manager = supervisor(output=output, json_lines=env["NOD_LOG_FORMAT"] == "json", limits=limits)
     for service in [*SERVICES, GATEWAY]:
-        manager.add_process(
-            service.name, f"{PY} -m {service.module} serve", env=own_env(env, service.name)
-        )
+        manager.add(service.name, [PY, "-m", service.module, "serve"], own_env(env, service.name))
     account = f"{demo.SHOP_USERNAME}:{demo.SHOP_PASSWORD}:{demo.SHOP_TOTP_SEED}"
-    manager.add_process(
-        "shop",
-        f"{PY} -m nod_demo.shop --host {DEMO_HOST} --port {shop_port} --account {account}",
-        env=env,
-    )
-    manager.add_process(
-        "app", f"{PY} -m nod_demo.webhook_app --host {DEMO_HOST} --port {app_port}", env=env
-    )
+    shop = ["--host", DEMO_HOST, "--port", str(shop_port), "--account", account]
+    manager.add("shop", [PY, "-m", "nod_demo.shop", *shop], env)
+    app = ["--host", DEMO_HOST, "--port", str(app_port)]
+    manager.add("app", [PY, "-m", "nod_demo.webhook_app", *app], env)
     # The set-up is a process of its own, not a thread: honcho forks this
     # process for each child, and a fork taken while another thread holds a
     # lock (gRPC's, stdout's) leaves a child stuck before it ever starts.
-    # It seeds what the gateway would: with TLS, as the gateway.
+    # It seeds what the gateway would: with TLS, as the gateway. It runs
+    # once and is not restarted: it waits for every service, through their
+    # restarts, and says if it did not finish (the services keep running).
     ready = subprocess.Popen(
         [PY, str(ROOT / "scripts/nodrun/ready.py"), shop_url, app_url, str(VAR)],
         env=own_env(env, GATEWAY.name),
@@ -175,7 +184,7 @@ def main() -> None:
     finally:
         if ready.poll() is None:
             ready.terminate()
-    sys.exit(manager.returncode)
+    return int(manager.returncode or 0)
 
 
 if __name__ == "__main__":

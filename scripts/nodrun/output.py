@@ -1,25 +1,25 @@
-"""make run's supervisor: honcho's, made to stop every service on any
-termination signal, whatever its output is attached to.
+"""What make run's processes print, on its way to the person: honcho's
+printer with each line named (or one JSON object a line, for a collector),
+written to an output that goes quiet once nobody reads it.
 
 honcho prints a line before it signals each service. With its output's
 reader gone (a test or benchmark that died), that print raised
 BrokenPipeError inside the signal handler, so no service was signalled,
 and the supervisor, waiting on its helper processes, lived on. Here the
-output goes quiet once its reader is gone, and SIGHUP and SIGQUIT stop
-everything as SIGINT and SIGTERM do."""
+output goes quiet once its reader is gone (nodrun/supervisor.py stops
+everything whatever the output does)."""
 
+import datetime
 import io
 import json
 import os
-import signal
-import sys
 from typing import TextIO
 
-from honcho.manager import Manager
-from honcho.printer import Printer
+from honcho.printer import Message, Printer
 
-# honcho itself answers SIGINT and SIGTERM.
-ALSO_STOPPING = (signal.SIGHUP, signal.SIGQUIT)
+# The name honcho gives its own lines ("claims started (pid=...)"); the
+# supervisor's about restarts go under it too.
+SYSTEM = "system"
 
 
 class OutputWhileRead(io.TextIOBase):
@@ -85,6 +85,17 @@ class NamedPrinter(Printer):
         for line in text.splitlines():
             print(prefix + line, file=self.output, flush=True)
 
+    def announce(self, text: str, *, level: str = "info", **fields: object) -> None:
+        """A line of the supervisor's own, under honcho's name for its
+        lines; for a collector with its level (a restart is a warning) and
+        `fields` (which process, how it ended) beside the sentence."""
+        if self.json_lines:
+            event = {"service": SYSTEM, "event": text, "level": level, **fields}
+            print(json.dumps(event), file=self.output, flush=True)
+            return
+        now = datetime.datetime.now()
+        self.write(Message(type="line", data=text, time=now, name=SYSTEM, colour=None))
+
 
 def _text(message) -> str:  # type: ignore[no-untyped-def]
     text = message.data
@@ -99,17 +110,3 @@ def _as_json(name: str, line: str) -> str:
         except ValueError:
             pass
     return json.dumps({"service": name, "event": line, "level": "info"})
-
-
-def supervisor(*, json_lines: bool = False) -> Manager:
-    printer = NamedPrinter(output=OutputWhileRead(sys.stdout), json_lines=json_lines)
-    manager = Manager(printer=printer)
-
-    def stop(signum: int, _frame: object) -> None:
-        if manager.returncode is None:
-            manager.returncode = 128 + signum
-        manager.terminate()
-
-    for signum in ALSO_STOPPING:
-        signal.signal(signum, stop)
-    return manager
