@@ -24,8 +24,12 @@ async def run_demo_task(run: MakeRun, text: str) -> pb.Task:
     return await drive_demo_task(run, task.id)
 
 
-async def drive_demo_task(run: MakeRun, task_id: str) -> pb.Task:
-    """The person's side of a demo task: the code, the yes, the security code."""
+async def drive_demo_task(
+    run: MakeRun, task_id: str, *, until_wait: "pb.WaitKind.ValueType | None" = None
+) -> pb.Task:
+    """The person's side of a demo task: the code, the yes, the security code.
+    until_wait: returns the task once it waits for the person in this way,
+    unanswered (a test does something to the system there)."""
     meta = run.meta()
     vault = claims_pb2_grpc.VaultServiceStub(run.channel("claims"))
     pay = payments_pb2_grpc.PaymentsServiceStub(run.channel("payments"))
@@ -37,6 +41,8 @@ async def drive_demo_task(run: MakeRun, task_id: str) -> pb.Task:
         if task.state in (pb.TASK_STATE_DONE, pb.TASK_STATE_FAILED, pb.TASK_STATE_STOPPED):
             return task
         wait = task.wait
+        if task.state == pb.TASK_STATE_WAITING and wait.kind == until_wait:
+            return task
         if task.state == pb.TASK_STATE_WAITING and wait.kind == pb.WAIT_KIND_PAYMENT:
             await pay.ConfirmPayment(
                 payments.ConfirmPaymentRequest(payment_id=wait.id, decision=payments.DECISION_YES),
