@@ -4,7 +4,8 @@ and the demo stand-ins under one supervisor (honcho's, nodrun/supervisor.py),
 the demo person seeded, and where everything is printed. A process that
 ends by itself is started again after a back-off, within a limit
 (nodrun/restarts.py); Ctrl-C stops everything, and so does any other
-termination signal. NOD_RUN_TLS=1 runs every gRPC hop over mutual TLS
+termination signal. A private PostgreSQL make run uses (var/pg) is stopped
+when it ends. NOD_RUN_TLS=1 runs every gRPC hop over mutual TLS
 (nodrun/tls.py).
 
 NOD_RUN_VAR moves var/ (the tests run this set-up in a folder of their own)."""
@@ -137,12 +138,20 @@ def demo_ports() -> tuple[int, int]:
 def main() -> None:
     VAR.mkdir(parents=True, exist_ok=True)
     limits = Limits.from_env(os.environ)
-    database_url, source = postgres.find_database(VAR)
+    database_url, source, private = postgres.find_database(VAR)
     print(f"nod: PostgreSQL from {source}", flush=True)
     # Past here, what make run prints goes quiet once nobody reads it, as
     # its processes' lines do (nodrun/output.py).
     output = OutputWhileRead(sys.stdout)
-    sys.exit(run(database_url, output, limits))
+    try:
+        returncode = run(database_url, output, limits)
+    finally:
+        # Nothing but make run uses its private cluster, and one left
+        # running would hold its port and memory until `make clean`.
+        said = postgres.stopped_with_make_run(VAR) if private else None
+        if said:
+            print(said, file=output, flush=True)
+    sys.exit(returncode)
 
 
 def run(database_url: str, output: OutputWhileRead, limits: Limits) -> int:

@@ -4,17 +4,22 @@ replayed (DESIGN.md G12). Killed mid-purchase while the person is asked
 for their yes, the tasks service comes back, the task still waits for
 that yes, and the purchase then goes through once: the shop saw one
 sign-in, one code and one checkout. A service that keeps crashing ends
-make run, non-zero, with a line saying why (scripts/nodrun/supervisor.py)."""
+make run, non-zero, with a line saying why (scripts/nodrun/supervisor.py).
+And a private PostgreSQL make run started is stopped with it."""
 
 import asyncio
 import contextlib
 import json
 import os
+import pathlib
 import re
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
+import time
 import uuid
 
 import pytest
@@ -173,3 +178,29 @@ def test_a_service_that_keeps_crashing_ends_make_run_saying_why(tmp_path):
                 os.killpg(int(pid), signal.SIGKILL)
         run.clean()
 
+
+def test_a_private_postgresql_is_stopped_with_make_run():
+    """NOD_RUN_PRIVATE_POSTGRES: make run starts a cluster under var/pg
+    (as it does where no server answers on 127.0.0.1:5432); Ctrl-C stops it
+    too, and make run says so."""
+    # Not under pytest's folders: they are its user's alone, and the cluster
+    # runs as the postgres user when the tests run as root.
+    folder = pathlib.Path(tempfile.mkdtemp(prefix="nod-private-pg-"))
+    folder.chmod(0o755)
+    run = MakeRun(ROOT, folder / "var", "nod", NOD_RUN_PRIVATE_POSTGRES="1")
+    try:
+        run.start()
+        assert f"nod: PostgreSQL from a private cluster under {run.var / 'pg'}" in run.log_text()
+        assert (run.var / "pg/data/postmaster.pid").exists()
+        run.stop()
+        stopped = f"nod: stopped the private PostgreSQL under {run.var / 'pg'}"
+        deadline = time.monotonic() + 10  # the last lines, read after the exit
+        while stopped not in run.log_text() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert stopped in run.log_text(), run.log_text()[-2000:]
+        assert not (run.var / "pg/data/postmaster.pid").exists()
+    finally:
+        run.stop()
+        clean = [sys.executable, str(ROOT / "scripts/nodrun/clean.py"), str(run.var)]
+        subprocess.run(clean, check=True, capture_output=True)
+        shutil.rmtree(folder, ignore_errors=True)

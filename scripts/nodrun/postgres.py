@@ -1,10 +1,12 @@
 """Finding a PostgreSQL for `make run`, in DESIGN.md's order: the one in
 NOD_DATABASE_URL, else a server answering locally, else a private cluster
-under var/ made with the system's binaries."""
+under var/ made with the system's binaries, which make run stops when it
+ends (make clean stops it too, for a make run that was killed)."""
 
 import glob
 import os
 import pathlib
+import shlex
 import shutil
 import subprocess
 import time
@@ -110,20 +112,39 @@ def start_private_cluster(var: pathlib.Path) -> str:
     return url
 
 
-def find_database(var: pathlib.Path) -> tuple[str, str]:
-    """(database URL, where it came from)."""
+def find_database(var: pathlib.Path) -> tuple[str, str, bool]:
+    """(database URL, where it came from, whether it is make run's private
+    cluster: make run stops that one when it ends)."""
     if os.environ.get("NOD_DATABASE_URL"):
-        return os.environ["NOD_DATABASE_URL"], "NOD_DATABASE_URL"
+        return os.environ["NOD_DATABASE_URL"], "NOD_DATABASE_URL", False
     if not os.environ.get("NOD_RUN_PRIVATE_POSTGRES") and answers(LOCAL_ADMIN_URL):
-        return ensure_database(LOCAL_ADMIN_URL, var), "the local server on 127.0.0.1:5432"
+        return ensure_database(LOCAL_ADMIN_URL, var), "the local server on 127.0.0.1:5432", False
     admin = start_private_cluster(var)
-    return ensure_database(admin, var), f"a private cluster under {var / 'pg'}"
+    return ensure_database(admin, var), f"a private cluster under {var / 'pg'}", True
 
 
-def stop_private_cluster(var: pathlib.Path) -> None:
+def _stop_command(data: pathlib.Path) -> list[str]:
+    return _as_cluster_owner([str(_bindir() / "pg_ctl"), "-D", str(data), "-m", "fast", "stop"])
+
+
+def stop_private_cluster(var: pathlib.Path) -> bool:
+    """Stops the cluster under var/pg if it runs; whether it did. pg_ctl's
+    own lines are kept from make run's output, which may have no reader."""
     data = var / "pg" / "data"
-    if (data / "postmaster.pid").exists():
-        pg_ctl = str(_bindir() / "pg_ctl")
-        subprocess.run(
-            _as_cluster_owner([pg_ctl, "-D", str(data), "-m", "fast", "stop"]), check=False
+    if not (data / "postmaster.pid").exists():
+        return False
+    return subprocess.run(_stop_command(data), check=False, capture_output=True).returncode == 0
+
+
+def stopped_with_make_run(var: pathlib.Path) -> str | None:
+    """Stops the private cluster as make run ends; the line that says so,
+    or that it is left running and how to stop it."""
+    root = var / "pg"
+    if stop_private_cluster(var):
+        return f"nod: stopped the private PostgreSQL under {root}"
+    if (root / "data" / "postmaster.pid").exists():
+        return (
+            f"nod: the private PostgreSQL under {root} is left running (see {root / 'log'});"
+            f" stop it with: {shlex.join(_stop_command(root / 'data'))}"
         )
+    return None
