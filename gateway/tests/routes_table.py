@@ -57,6 +57,7 @@ FORMS = {
     "/tasks/{task_id}/forms/{form_id}": lambda: {"value": "000000", "request_id": uuid.uuid4().hex},
     "/tasks/{task_id}/questions/{question_id}": lambda: {"text": "Yes."},
     "/tasks/{task_id}/steps/{step}/resolve": lambda: {"found": "happened"},
+    "/tasks/{task_id}/steps/{step}/look": lambda: {},
     "/vault/logins": lambda: {
         "label": "Matrix", "origin": "https://matrix.example",
         "username": "u@example.com", "password": "pw-matrix-1", "request_id": uuid.uuid4().hex,

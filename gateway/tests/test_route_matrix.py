@@ -56,6 +56,7 @@ OWNER_ANSWERS = {
     Route("GET", "/"): 303,
     Route("POST", "/tasks/{task_id}/questions/{question_id}"): 409,
     Route("POST", "/tasks/{task_id}/steps/{step}/resolve"): 409,
+    Route("POST", "/tasks/{task_id}/steps/{step}/look"): 409,
 }
 # Answered by the owner last: the form ends the waiting task's wait, Stop
 # stops all the owner's tasks, signing out ends the session.

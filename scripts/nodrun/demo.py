@@ -69,19 +69,21 @@ async def _put_one(vault, meta, item: claims.VaultItem) -> None:
 
 
 async def _connect_one(stub, meta, app_url: str) -> None:
-    """The demo app connected once, at its current address."""
+    """The demo app connected once, at its current address, with the page
+    where it lists what it received (nod's "look for me" reads it)."""
     hook = f"{app_url}/hooks/nod"
+    settings = {"url": hook, "status_url": f"{app_url}/"}
     listed = await stub.ListAccounts(
         approvals.ListAccountsRequest(), metadata=meta, timeout=TIMEOUT_S
     )
     demo = [a for a in listed.accounts if a.label == APP_LABEL]
-    keep = next((a for a in demo if a.settings.get("url") == hook), None)
+    keep = next((a for a in demo if dict(a.settings) == settings), None)
     for account in demo:
         if account is not keep:
             request = approvals.DisconnectAccountRequest(account_id=account.id)
             await stub.DisconnectAccount(request, metadata=meta, timeout=TIMEOUT_S)
     if keep is None:
-        account = approvals.Account(app="webhook", label=APP_LABEL, settings={"url": hook})
+        account = approvals.Account(app="webhook", label=APP_LABEL, settings=settings)
         await stub.ConnectAccount(
             approvals.ConnectAccountRequest(account=account), metadata=meta, timeout=TIMEOUT_S
         )

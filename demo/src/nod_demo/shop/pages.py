@@ -13,7 +13,8 @@ def layout(title: str, body: str, *, message: str = "", kind: str = "error") -> 
         "<!doctype html><html><head><meta charset='utf-8'>"
         f"<title>{escape(title)} · Demo Shop</title></head><body>"
         '<nav><a href="/">Demo Shop</a> · <a href="/product">Lamp</a> · '
-        '<a href="/login">Sign in</a> · <a href="/account">Account</a></nav>'
+        '<a href="/login">Sign in</a> · <a href="/account">Account</a> · '
+        '<a href="/orders">Your orders</a></nav>'
         f"<main><h1>{escape(title)}</h1>{notice}{body}</main></body></html>"
     )
 
@@ -86,6 +87,18 @@ def checkout(message: str = "") -> str:
         '<button type="submit">Pay €25.00</button></form>'
     )
     return layout("Checkout", form, message=message)
+
+
+def orders(placed: list) -> str:
+    """A visitor's orders: reference, total and when, one line each."""
+    if not placed:
+        return layout("Your orders", "<p>No orders yet.</p>")
+    rows = "".join(
+        f"<li>{escape(reference)} · {escape(order.total)} · placed"
+        f" {order.placed_at:%Y-%m-%d %H:%M:%S} UTC</li>"
+        for reference, order in placed
+    )
+    return layout("Your orders", f"<ul>{rows}</ul>")
 
 
 def order(reference: str) -> str:

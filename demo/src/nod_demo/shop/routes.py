@@ -13,6 +13,8 @@ from nod_demo.shop.submissions import receive
 COOKIE = "shop_visitor"
 DECLINED_CARDS = frozenset({"4000000000000002"})
 routes = web.RouteTableDef()
+# What the lamp costs, as its pages and the order list write it.
+TOTAL = "€25.00"
 
 
 def state_of(request: web.Request) -> ShopState:
@@ -129,12 +131,23 @@ async def checkout(request):
     if number in DECLINED_CARDS:
         return html(pages.checkout("Card declined"), status=402)
     visitor = state.signed_in.get(request.cookies.get(COOKIE, ""), "guest")
-    return see_other(f"/orders/{state.new_order(visitor)}")
+    return see_other(f"/orders/{state.new_order(visitor, TOTAL)}")
 
 
 @routes.get("/echo")
 async def echo(request):
     return html(pages.echo(request.query_string, dict(request.query)), status=400)
+
+
+@routes.get("/orders")
+async def orders(request):
+    """The signed-in visitor's orders, each with its total and the time it
+    was placed (what nod's "look for me" reads after an uncertain payment)."""
+    state = state_of(request)
+    username = state.signed_in.get(request.cookies.get(COOKIE, ""))
+    if username is None:
+        raise web.HTTPSeeOther("/login")
+    return html(pages.orders(state.orders_of(username)))
 
 
 @routes.get("/orders/{reference}")

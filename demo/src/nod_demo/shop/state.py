@@ -8,6 +8,7 @@ import hashlib
 import secrets
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 from aiohttp import web
 
@@ -20,6 +21,13 @@ class Account:
     username: str
     password: str
     totp_seed: str | None = None
+
+
+@dataclass(frozen=True)
+class Order:
+    username: str
+    total: str
+    placed_at: datetime
 
 
 @dataclass
@@ -42,7 +50,7 @@ class ShopState:
     awaiting_code: dict[str, str] = field(default_factory=dict)
     # username -> the last TOTP time step whose code it accepted
     last_code_step: dict[str, int] = field(default_factory=dict)
-    orders: dict[str, str] = field(default_factory=dict)
+    orders: dict[str, Order] = field(default_factory=dict)
     counts: Counter = field(default_factory=Counter)
     last: dict[str, dict[str, dict]] = field(default_factory=dict)
     modes: dict[str, FormMode] = field(default_factory=lambda: {f: FormMode() for f in FORMS})
@@ -78,10 +86,15 @@ class ShopState:
     def new_visitor_token(self) -> str:
         return secrets.token_urlsafe(18)
 
-    def new_order(self, username: str) -> str:
+    def new_order(self, username: str, total: str) -> str:
         reference = f"ORD-{secrets.token_hex(4).upper()}"
-        self.orders[reference] = username
+        self.orders[reference] = Order(username, total, datetime.now(UTC))
         return reference
+
+    def orders_of(self, username: str) -> list[tuple[str, Order]]:
+        """A signed-in visitor's orders, newest first."""
+        mine = [(ref, order) for ref, order in self.orders.items() if order.username == username]
+        return sorted(mine, key=lambda pair: pair[1].placed_at, reverse=True)
 
 
 STATE = web.AppKey("state", ShopState)

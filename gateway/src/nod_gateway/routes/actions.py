@@ -204,6 +204,15 @@ async def resolve_uncertain(task_id: str, step: int, asked: PostedForm):
     return RedirectResponse(f"/tasks/{task_id}", status_code=303)
 
 
+@router.post("/tasks/{task_id}/steps/{step}/look")
+async def look_for_me(task_id: str, step: int, asked: PostedForm):
+    """Look for me (G14): nod reads, read-only, where the uncertain step's
+    result would show; what it found shows under the step. It decides
+    nothing: the person still says what happened."""
+    await asked.nod.tasks.LookForMe(tasks.LookForMeRequest(task_id=task_id, step=step))
+    return RedirectResponse(f"/tasks/{task_id}", status_code=303)
+
+
 async def _task_if_read(asked, task_id: str) -> tasks.Task | None:
     try:
         return (await asked.nod.tasks.GetTask(tasks.GetTaskRequest(task_id=task_id))).task

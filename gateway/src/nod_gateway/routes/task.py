@@ -114,10 +114,20 @@ async def step_page(task_id: str, step: int, asked: SignedIn) -> Response:
     private values painted over by the browser), for the task's owner
     alone: another person's task, or a step with none, is 404. Never
     cached: it shows the person's own pages."""
+    return await _picture(asked, task_id, step, look=False)
+
+
+@router.get("/tasks/{task_id}/steps/{step}/look")
+async def look_page(task_id: str, step: int, asked: SignedIn) -> Response:
+    """The picture of the page nod's last look at the step saw, as above."""
+    return await _picture(asked, task_id, step, look=True)
+
+
+async def _picture(asked: SignedIn, task_id: str, step: int, *, look: bool) -> Response:
     if not 1 <= step <= MAX_STEP:
         raise HTTPException(404, "There is nothing here, or it isn't yours.")
     reply = await asked.nod.tasks.GetStepScreenshot(
-        tasks.GetStepScreenshotRequest(task_id=task_id, step=step)
+        tasks.GetStepScreenshotRequest(task_id=task_id, step=step, look=look)
     )
     if reply.media_type not in PICTURE_TYPES:
         raise HTTPException(404, "There is nothing here, or it isn't yours.")

@@ -15,7 +15,7 @@ from nod.tasks.v1 import tasks_pb2 as tasks
 # decision or payment, and one after another a long task's page waited
 # for each answer in turn.
 LINES_AT_ONCE = 8
-STEP_EVENTS = frozenset({"step.started", "step.ended", "step.resolved"})
+STEP_EVENTS = frozenset({"step.started", "step.ended", "step.resolved", "step.looked"})
 # What the person said, on these events: a question's answer, a Continue.
 SAID_EVENTS = frozenset({"task.queued", "person.said"})
 # Tool names are keys: which steps enter a private value, pay, or ask the
@@ -77,6 +77,19 @@ class Line:
     picture: str = ""
     # The time of day shown (`at` is the full time).
     clock: str = ""
+    # What nod's last look at it found (an uncertain step), if it looked.
+    look: "LookShown | None" = None
+
+
+@dataclass(frozen=True)
+class LookShown:
+    """A look's evidence as the person reads it, under its step."""
+
+    badge: tuple[str, str]
+    # "nod looked at … on …: …"
+    text: str
+    # The page it saw (private values painted over), or "".
+    picture: str
 
 
 @dataclass

@@ -21,6 +21,7 @@ from nod_gateway.timeline.lines import (
     Check,
     Found,
     Line,
+    LookShown,
     Paid,
     arguments_of,
 )
@@ -277,4 +278,15 @@ def describe_step(
     elif _may_have_happened(step, found):
         made.explanation = words.UNCERTAIN_MEANS
     made.extra.extend(found.silent)
+    if step.HasField("look"):
+        made.look = look_shown(task_id, step)
     return made
+
+
+def look_shown(task_id: str, step: tasks.Step) -> LookShown:
+    """What nod's look found, in words, with the page it saw."""
+    look = step.look
+    where = words.look_place(look.url)
+    text = words.LOOKED.format(where=where, at=words.when(look.looked_at), found=look.sentence)
+    picture = f"/tasks/{task_id}/steps/{step.number}/look" if task_id and look.has_image else ""
+    return LookShown(words.LOOK_BADGES[look.finding], text, picture)

@@ -4,6 +4,7 @@ codes, tool names and texts written for the model are keys here, never
 words a person reads."""
 
 import json
+from urllib.parse import urlsplit
 
 from google.protobuf.json_format import MessageToDict
 from google.protobuf.struct_pb2 import Struct
@@ -567,6 +568,33 @@ ENTRY_FACTS = "{kind} at {origin}: {state}"
 ACTION_FACTS = "{app} {action}"
 ATTEMPT_FACTS = "request {request}, attempt {attempt}"
 # The picture of the page a step left (the browser's; for the person only).
+MAY_HAVE_HAPPENED = tasks.TASK_OUTCOME_MAY_HAVE_HAPPENED
+# Look for me (G14): a read-only look where the result would show.
+LOOK_INVITE = "Ask nod to look at the page, the order or the account first."
+LOOK_BUTTON = "Look for me"
+LOOK_EXPLAIN = (
+    "nod only reads: it opens the page where this would show, types nothing, presses"
+    " nothing and never signs in again. You still decide what happened."
+)
+LOOKED = "nod looked at {where} ({at}): {found}"
+LOOK_BADGES = {
+    tasks.LOOK_FINDING_FOUND: ("Found: it happened", "good"),
+    tasks.LOOK_FINDING_NO_SIGN: ("No sign found", "check"),
+    tasks.LOOK_FINDING_NOTHING_TO_READ: ("Nothing nod can read", "quiet"),
+    tasks.LOOK_FINDING_UNSPECIFIED: ("Looked", "quiet"),
+}
+LOOK_PAGE_ALT = "The page nod looked at (private fields painted over)"
+LOOK_PAGE_LABEL = "The page nod saw"
+
+
+def look_place(url: str) -> str:
+    """Where a look was: the site and page, without a query (which may be long)."""
+    if not url:
+        return "nothing"
+    parts = urlsplit(url)
+    return f"{parts.netloc}{parts.path}" if parts.netloc else url
+
+
 PAGE_LABEL = "The page after it"
 PAGE_ALT = "The page after this step (private fields painted over)"
 PAGE_MISSING = "No picture of this page was kept."

@@ -13,3 +13,7 @@ def to_proto(value: datetime | None) -> Timestamp | None:
         return None
     since = value - EPOCH
     return Timestamp(seconds=since.days * 86400 + since.seconds, nanos=since.microseconds * 1000)
+
+
+def from_proto(value: Timestamp) -> datetime:
+    return value.ToDatetime(tzinfo=UTC)

@@ -181,6 +181,12 @@ class TasksSettings(ServiceSettings):
         " pictures take at most this many bytes: past it, later ones are not kept (a log line"
         " says so). 0: no pictures are taken.",
     )
+    look_timeout_s: float = Field(
+        30.0,
+        gt=0,
+        description="How long one read-only look (Look for me) may take at one page, its"
+        " settling and its picture included.",
+    )
     screenshot_timeout_s: float = Field(
         3.0,
         gt=0,

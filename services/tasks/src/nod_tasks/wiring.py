@@ -15,6 +15,7 @@ from nod_tasks.adapters.payments import PaymentsPeer
 from nod_tasks.adapters.peers import Peers
 from nod_tasks.api.tasks import TasksServicer
 from nod_tasks.app.endings import Endings
+from nod_tasks.app.looks import Looks
 from nod_tasks.app.replies import Replies
 from nod_tasks.app.runs import RunDeps
 from nod_tasks.app.stop import Stopper
@@ -93,6 +94,7 @@ async def build(settings: TasksSettings, *, provider: ModelProvider | None = Non
         Tasks(db, notices, watch_poll_s=settings.watch_poll_s),
         Replies(db, peers),
         Stopper(db, endings, worker.interrupt),
+        Looks(db, peers, timeout_s=settings.look_timeout_s),
     )
     outside_waits = OutsideWaits(
         db,

@@ -8,11 +8,19 @@ from nod.approvals.v1 import approvals_pb2 as pb
 from nod.approvals.v1 import approvals_pb2_grpc
 from nod_tasks.adapters.enums import to_domain
 from nod_tasks.domain.model import AppAccount
-from nod_tasks.domain.outside import Approval, ApprovalState, ExecutionState, Proposal
+from nod_tasks.domain.outside import (
+    AppRecordPlace,
+    Approval,
+    ApprovalState,
+    ExecutionState,
+    Proposal,
+)
 from nodkit.peers import Peer
 from nodkit.tls import Tls
 
 SERVICES = [pb.DESCRIPTOR.services_by_name["ApprovalsService"]]
+# A webhook account's setting: where the app lists what it received.
+STATUS_URL = "status_url"
 
 
 def approval_of(message: pb.Approval) -> Approval:
@@ -54,6 +62,23 @@ class ApprovalsPeer:
             request_id=proposal.request_id,
         )
         return approval_of((await self._peer.call(self._stub.Propose, request, owner)).approval)
+
+    async def look_place(self, owner: str, approval_id: str) -> AppRecordPlace:
+        """Where the app keeps its own record of what it received, for a
+        look at this approval's execution: the account's status address
+        (a webhook account may name one), with the execution's id."""
+        request = pb.GetApprovalRequest(approval_id=approval_id)
+        approval = (await self._peer.call(self._stub.GetApproval, request, owner)).approval
+        accounts = await self._peer.call(self._stub.ListAccounts, pb.ListAccountsRequest(), owner)
+        status_url = next(
+            (
+                a.settings.get(STATUS_URL, "")
+                for a in accounts.accounts
+                if a.id == approval.account_id
+            ),
+            "",
+        )
+        return AppRecordPlace(approval.app, approval.execution_id, status_url)
 
     async def get(self, owner: str, approval_id: str) -> Approval:
         request = pb.GetApprovalRequest(approval_id=approval_id)

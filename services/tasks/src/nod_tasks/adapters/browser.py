@@ -98,6 +98,16 @@ LAST_PAUSE_S = 2.0
 
 
 @dataclass(frozen=True)
+class Looked:
+    """What a look saw: the page, its picture (None when none was taken),
+    and the look's own session, to close once read."""
+
+    page: Page
+    picture: PagePicture | None
+    session_id: str
+
+
+@dataclass(frozen=True)
 class Replica:
     address: str
     peer: Peer
@@ -241,6 +251,28 @@ class BrowserPeer:
             replica.stub.EnterPrivate, request, owner, timeout_s=timeout_s
         )
         return claim_of(reply.claim)
+
+    async def look(
+        self, owner: str, task_id: str, session_id: str | None, url: str, *, timeout_s: float
+    ) -> Looked:
+        """A read-only look at `url` (BrowserService/Look): from the task's
+        session (its cookies, on its replica), or from a new one with none."""
+        if session_id:
+            replica, on_replica = self._route(session_id)
+        else:
+            replica, on_replica = next(self._turns), ""
+        request = pb.LookRequest(session_id=on_replica, task_id=task_id, url=url)
+        reply = await replica.peer.call(replica.stub.Look, request, owner, timeout_s=timeout_s)
+        picture = PagePicture(reply.image, reply.media_type) if reply.image else None
+        handle = reply.session_id
+        if self._several:
+            handle = f"{handle}{REPLICA_MARK}{replica.address}"
+        return Looked(page_of(reply.page), picture, handle)
+
+    async def close_session(self, owner: str, session_id: str) -> None:
+        replica, on_replica = self._route(session_id)
+        request = pb.CloseSessionRequest(session_id=on_replica)
+        await replica.peer.call(replica.stub.CloseSession, request, owner)
 
     async def close_task_sessions(self, owner: str, task_id: str) -> None:
         """On every replica (a task may have had sessions on several); the

@@ -9,6 +9,7 @@ from nod_tasks.adapters.enums import to_domain, to_proto
 from nod_tasks.domain.checks import PaymentOutcome
 from nod_tasks.domain.outside import Payment, PaymentRequest, PaymentState
 from nodkit.peers import Peer
+from nodkit.timestamps import from_proto
 from nodkit.tls import Tls
 
 SERVICES = [pb.DESCRIPTOR.services_by_name["PaymentsService"]]
@@ -29,6 +30,7 @@ def payment_of(message: pb.Payment) -> Payment:
         card_label=message.card_label,
         card_operation_id=message.card_operation_id,
         hosted_payment_origins=tuple(message.hosted_payment_origins),
+        started_at=from_proto(message.started_at) if message.HasField("started_at") else None,
     )
 
 

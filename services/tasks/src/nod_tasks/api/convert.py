@@ -6,6 +6,7 @@ from typing import Any
 from nod.tasks.v1 import tasks_pb2 as pb
 from nod_tasks.domain.checks import Check
 from nod_tasks.domain.events import StepView, TaskEvent
+from nod_tasks.domain.looks import Finding, StepLook
 from nod_tasks.domain.pages import origin_of
 from nod_tasks.domain.reasons import Reason
 from nod_tasks.domain.steps import Resolution, StepState
@@ -32,6 +33,7 @@ PAID = {
 }
 # A step that failed or was not run, with no more precise code recorded
 # (one of an earlier version, or a refusal with none of its own).
+LOOK_FINDINGS = ProtoEnum(pb.LookFinding, Finding)
 FALLBACK_CODES = {StepState.NOT_RUN: Reason.STEP_REFUSED, StepState.FAILED: Reason.STEP_FAILED}
 
 
@@ -85,7 +87,21 @@ def step_to_pb(step: StepView) -> pb.Step:
         resolution=RESOLUTIONS.proto(step.resolution),
         started_at=to_proto(step.started_at),
         ended_at=to_proto(step.ended_at),
+        look=look_to_pb(step.look),
         **_facts(step),
+    )
+
+
+def look_to_pb(found: StepLook | None) -> pb.Look | None:
+    if found is None:
+        return None
+    return pb.Look(
+        step=found.step,
+        finding=LOOK_FINDINGS.proto(found.finding),
+        sentence=found.sentence,
+        url=found.url,
+        looked_at=to_proto(found.looked_at),
+        has_image=found.has_image,
     )
 
 

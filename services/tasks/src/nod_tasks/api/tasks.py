@@ -2,7 +2,15 @@
 
 from nod.tasks.v1 import tasks_pb2 as pb
 from nod.tasks.v1 import tasks_pb2_grpc
-from nod_tasks.api.convert import RESOLUTIONS, TASK_STATES, event_to_pb, step_to_pb, task_to_pb
+from nod_tasks.api.convert import (
+    RESOLUTIONS,
+    TASK_STATES,
+    event_to_pb,
+    look_to_pb,
+    step_to_pb,
+    task_to_pb,
+)
+from nod_tasks.app.looks import Looks
 from nod_tasks.app.replies import Replies
 from nod_tasks.app.stop import Stopper
 from nod_tasks.app.tasks import Tasks
@@ -12,10 +20,11 @@ from nodkit.identity import current_user
 
 
 class TasksServicer(tasks_pb2_grpc.TasksServiceServicer):
-    def __init__(self, tasks: Tasks, replies: Replies, stopper: Stopper) -> None:
+    def __init__(self, tasks: Tasks, replies: Replies, stopper: Stopper, looks: Looks) -> None:
         self._tasks = tasks
         self._replies = replies
         self._stopper = stopper
+        self._looks = looks
 
     async def StartTask(self, request, context) -> pb.StartTaskResponse:
         task = await self._tasks.start(current_user(), request.text, request.request_id)
@@ -84,8 +93,17 @@ class TasksServicer(tasks_pb2_grpc.TasksServiceServicer):
 
     async def GetStepScreenshot(self, request, context) -> pb.GetStepScreenshotResponse:
         """The picture of a step's page (the person's, never the model's)."""
-        picture = await self._tasks.step_picture(current_user(), request.task_id, request.step)
+        picture = await self._tasks.step_picture(
+            current_user(), request.task_id, request.step, look=request.look
+        )
         return pb.GetStepScreenshotResponse(image=picture.image, media_type=picture.media_type)
+
+    async def LookForMe(self, request, context) -> pb.LookForMeResponse:
+        """A read-only look where the uncertain step's result would show (G14)."""
+        task = await self._tasks.get(current_user(), request.task_id)
+        found = await self._looks.look_for_me(task, request.step)
+        task = await self._tasks.get(current_user(), task.id)
+        return pb.LookForMeResponse(look=look_to_pb(found), task=task_to_pb(task))
 
     async def DeleteStepScreenshots(self, request, context) -> pb.DeleteStepScreenshotsResponse:
         erased = await self._tasks.erase_pictures(current_user())

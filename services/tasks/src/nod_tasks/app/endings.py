@@ -7,10 +7,14 @@ every part is done, each service hears of it on its own:
 - approvals and payments cancel what the task left waiting (a proposal, a
   payment request, and a yes nobody used: a CONFIRMED payment never paid);
 - claims discards the task's one-time private entries;
-- the task's browser sessions close, however it ended: a finished task's
-  page holds memory and one of the runner's places (an entry cut off
-  mid-way by Stop ends UNCERTAIN, one already submitted stays SUBMITTED);
-  a continued task opens a new session when it next needs a page;
+- the task's browser sessions close: a finished task's page holds memory
+  and one of the runner's places (an entry cut off mid-way by Stop ends
+  UNCERTAIN, one already submitted stays SUBMITTED); a continued task
+  opens a new session when it next needs a page. One that ended with a
+  step nobody has checked that may have happened keeps its session, with
+  the person's sign-in, for a "look for me" (G14) until the browser's idle
+  limit closes it (NOD_BROWSER_SESSION_IDLE_S), a Continue's run ends, or
+  the person stops it; a stopped task's close at once (Stop interrupts);
 - the steps that waited for the person end from what approvals or payments
   say now, read back after the cancel;
 - a card entry cut off before it recorded its end (Stop, a crash) settles
@@ -121,7 +125,9 @@ class Endings:
         if telling != Telling.TAKEN:
             # Another instance's telling is looked at again in a later round.
             return telling == Telling.TOLD
-        told = await asyncio.gather(*(self._told(task, part) for part in self._parts(task)))
+        keep_session = task.state != TaskState.STOPPED and await self._may_have_happened(task)
+        parts = self._parts(task, keep_session=keep_session)
+        told = await asyncio.gather(*(self._told(task, part) for part in parts))
         if not all(told):
             return False
         try:
@@ -150,7 +156,17 @@ class Endings:
         log.info("task.end_told", task_id=task.id, state=task.state.value)
         return True
 
-    def _parts(self, task: TaskRecord) -> list[tuple[str, "asyncio.Future[None]"]]:
+    async def _may_have_happened(self, task: TaskRecord) -> bool:
+        """A step of it may have happened and nobody has checked yet."""
+        async with self._db.reads() as tx:
+            every_step = await tx.steps.of_task(task.id)
+        return any(
+            step.state == StepState.UNCERTAIN and step.resolution is None for step in every_step
+        )
+
+    def _parts(
+        self, task: TaskRecord, *, keep_session: bool
+    ) -> list[tuple[str, "asyncio.Future[None]"]]:
         peers, owner = self._peers, task.owner
         why = STOPPED if task.state == TaskState.STOPPED else ENDED
         parts = [
@@ -158,7 +174,7 @@ class Endings:
             ("payments", peers.payments.cancel_for_task(owner, task.id, why)),
             ("claims", peers.claims.discard_private_entries(owner, task.id)),
         ]
-        if task.session_id:
+        if task.session_id and not keep_session:
             parts.append(("browser", peers.browser.close_task_sessions(owner, task.id)))
         return [(name, asyncio.ensure_future(call)) for name, call in parts]
 

@@ -86,16 +86,24 @@ class Tasks:
         async with self._db.reads() as tx:
             events = await tx.events(task.id, after, limit + 1)
             steps = await tx.steps.of_task(task.id)
-        return History(events[:limit], [StepView.of(s) for s in steps], len(events) > limit)
+            looks = await tx.looks.of_task(task.id)
+        views = [StepView.of(s, looks.get(s.number)) for s in steps]
+        return History(events[:limit], views, len(events) > limit)
 
-    async def step_picture(self, owner: str, task_id: str, number: int) -> PagePicture:
-        """The picture of a step's page, for its owner only: another
-        person's task answers as a step with none does (NOT_FOUND)."""
+    async def step_picture(
+        self, owner: str, task_id: str, number: int, *, look: bool = False
+    ) -> PagePicture:
+        """The picture of a step's page (or of the page its last look saw),
+        for its owner only: another person's task answers as a step with
+        none does (NOT_FOUND)."""
         task_id = validation.uuid_id("task_id", task_id)
         if number < 1:
             raise InvalidArgument("step", "must be a step's number (1 or more)")
         async with self._db.reads() as tx:
-            picture = await tx.screenshots.get(owner, task_id, number)
+            if look:
+                picture = await tx.looks.picture(owner, task_id, number)
+            else:
+                picture = await tx.screenshots.get(owner, task_id, number)
         if picture is None:
             raise NotFound("there is no picture of that step's page", reason="NO_SCREENSHOT")
         return picture
@@ -105,6 +113,7 @@ class Tasks:
         removed, after their tasks were stopped); the tasks stay."""
         async with self._db.transaction() as tx:
             erased = await tx.screenshots.erase_all_of(owner)
+            erased += await tx.looks.erase_pictures_of(owner)
         log.info("step_screenshots.erased", count=erased)
         return erased
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from nod_tasks.domain.looks import StepLook
 from nod_tasks.domain.results import StepResult
 from nod_tasks.domain.steps import Resolution, StepRecord, StepState
 from nod_tasks.domain.tasks import TaskState, Wait
@@ -32,9 +33,11 @@ class StepView:
     # the private form it entered from held.
     code: str = ""
     form_kind: str = ""
+    # The last look at it (an uncertain step the person asked nod to look at).
+    look: StepLook | None = None
 
     @classmethod
-    def of(cls, step: StepRecord) -> "StepView":
+    def of(cls, step: StepRecord, look: StepLook | None = None) -> "StepView":
         return cls(
             number=step.number,
             tool=step.tool,
@@ -50,6 +53,7 @@ class StepView:
             ended_at=step.ended_at,
             code=code_of(step.result),
             form_kind=form_kind_of(step.tool, step.arguments, step.result),
+            look=look,
         )
 
 

@@ -3,6 +3,7 @@ an approval and its execution, a payment. The adapters make these from the
 services' replies; the rules and use cases never see a protobuf message."""
 
 from dataclasses import dataclass
+from datetime import datetime
 from enum import StrEnum
 
 
@@ -49,6 +50,21 @@ class Approval:
     reason: str = ""
 
 
+@dataclass(frozen=True)
+class AppRecordPlace:
+    """Where an app keeps its own record of what it received."""
+
+    app: str
+    execution_id: str
+    # A webhook account's status address ("" when it names none); any
+    # "{execution_id}" in it is the execution's id.
+    status_url: str
+
+    @property
+    def url(self) -> str:
+        return self.status_url.replace("{execution_id}", self.execution_id)
+
+
 class PaymentState(StrEnum):
     AWAITING_CONFIRMATION = "awaiting_confirmation"
     CONFIRMED = "confirmed"
@@ -75,6 +91,8 @@ class Payment:
     # The card entry's operation id, once it started.
     card_operation_id: str = ""
     hosted_payment_origins: tuple[str, ...] = ()
+    # When the card entry began (None before it did).
+    started_at: datetime | None = None
 
     def takes_card_on(self, origin: str) -> bool:
         """Whether the person's yes lets the card be entered on a page of `origin`."""

@@ -17,6 +17,7 @@ from nod_tasks.domain.events import TaskEvent
 from nod_tasks.domain.pictures import PagePicture
 from nod_tasks.domain.steps import StepEnd, StepRecord, Subject
 from nod_tasks.store import events, screenshots, steps, transcript
+from nod_tasks.store.looks import LookRows
 from nod_tasks.store.screenshots import ScreenshotRows
 from nod_tasks.store.steps import StepRows
 from nod_tasks.store.tasks import TaskRows
@@ -33,6 +34,7 @@ class Transaction:
         self.tasks = TaskRows(self.conn)
         self.steps = StepRows(self.conn)
         self.screenshots = ScreenshotRows(self.conn)
+        self.looks = LookRows(self.conn)
 
     async def add_event(self, task_id: str, kind: str, data: dict[str, Any]) -> None:
         await events.add_event(self.conn, task_id, kind, data)

@@ -140,6 +140,28 @@ step_screenshots = sa.Table(
     ),
 )
 
+# What the last look at an uncertain step found (G14), with the page it saw
+# (painted over like a step's picture); beside the step, whose state it
+# never changes. It goes with its step.
+step_looks = sa.Table(
+    "step_looks",
+    metadata,
+    sa.Column("task_id", UUID(as_uuid=False), primary_key=True),
+    sa.Column("number", sa.Integer, primary_key=True),
+    sa.Column("finding", sa.Text, nullable=False),
+    sa.Column("sentence", sa.Text, nullable=False),
+    sa.Column("url", sa.Text, nullable=False),
+    _timestamp("looked_at", nullable=False),
+    sa.Column("image", sa.LargeBinary, nullable=True),
+    sa.Column("media_type", sa.Text, nullable=True),
+    sa.CheckConstraint(
+        "finding IN ('found', 'no_sign', 'nothing_to_read')", name="step_looks_finding"
+    ),
+    sa.ForeignKeyConstraint(
+        ["task_id", "number"], [steps.c.task_id, steps.c.number], ondelete="CASCADE"
+    ),
+)
+
 events = sa.Table(
     "events",
     metadata,

@@ -1,10 +1,12 @@
 """Rows and JSON columns as domain records, and back: the one place the
 tasks schema's stored shapes are read and written."""
 
+from datetime import datetime
 from typing import Any
 
 from nod_tasks.domain import results
 from nod_tasks.domain.events import ModelAttempt, StepView, TaskEvent
+from nod_tasks.domain.looks import Finding, StepLook
 from nod_tasks.domain.outcomes import StepFact
 from nod_tasks.domain.steps import Resolution, StepRecord, StepState, Subject
 from nod_tasks.domain.tasks import FilledForm, FormKind, TaskRecord, TaskState, Wait, WaitKind
@@ -121,7 +123,30 @@ def step_view_to_json(view: StepView) -> Json:
         "resolution": view.resolution.value if view.resolution else None,
         "code": view.code,
         "form_kind": view.form_kind,
+        "look": look_to_json(view.look) if view.look else None,
     }
+
+
+def look_to_json(found: StepLook) -> Json:
+    return {
+        "step": found.step,
+        "finding": found.finding.value,
+        "sentence": found.sentence,
+        "url": found.url,
+        "looked_at": found.looked_at.isoformat(),
+        "has_image": found.has_image,
+    }
+
+
+def look_from_json(data: Json) -> StepLook:
+    return StepLook(
+        step=data["step"],
+        finding=Finding(data["finding"]),
+        sentence=data["sentence"],
+        url=data["url"],
+        looked_at=datetime.fromisoformat(data["looked_at"]),
+        has_image=data.get("has_image", False),
+    )
 
 
 def step_view_from_json(data: Json) -> StepView:
@@ -139,6 +164,7 @@ def step_view_from_json(data: Json) -> StepView:
         resolution=Resolution(resolution) if resolution else None,
         code=data.get("code", ""),
         form_kind=data.get("form_kind", ""),
+        look=look_from_json(data["look"]) if data.get("look") else None,
     )
 
 

@@ -30,6 +30,9 @@ logging.getLogger("httpx").setLevel(logging.WARNING)
 MAX_ANSWER_BYTES = 8192
 CONNECT_TIMEOUT_S = 5.0
 URL_FIELD = "account.settings.url"
+# Where the app lists what it received, for nod's read-only look at an
+# uncertain send (G14); "{execution_id}" in it is the execution's id.
+STATUS_URL_FIELD = "account.settings.status_url"
 DEFAULT_PORTS = {"http": 80, "https": 443}
 # 408: the app gave up reading; 409: the idempotency key is still in
 # progress there. Neither says whether the action happened.
@@ -46,15 +49,17 @@ class _Progress:
     requested: bool = False
 
 
-def _parse(url: str) -> httpx.URL:
+def _parse(url: str, field: str = URL_FIELD) -> httpx.URL:
     """The one parser for the URL, at connect and at send, so the host
     checked is the host connected to."""
     try:
         parsed = httpx.URL(url)
     except httpx.InvalidURL:
-        raise InvalidArgument(URL_FIELD, "must be an http(s) URL") from None
+        raise InvalidArgument(field, "must be an http(s) URL") from None
     if parsed.scheme not in ("http", "https") or not parsed.raw_host or " " in url:
-        raise InvalidArgument(URL_FIELD, "must be an http(s) URL")
+        raise InvalidArgument(field, "must be an http(s) URL")
+    if parsed.userinfo:
+        raise InvalidArgument(field, "must not carry credentials")
     return parsed
 
 
@@ -73,11 +78,20 @@ class WebhookConnector:
         self._tls = httpx.create_ssl_context()
 
     def check_settings(self, settings: dict[str, str]) -> dict[str, str]:
-        check_keys(settings, "account.settings", required=frozenset({"url"}))
-        url = check_text(URL_FIELD, settings["url"], max_length=2048)
-        if _parse(url).userinfo:
-            raise InvalidArgument(URL_FIELD, "must not carry credentials")
-        return {"url": url}
+        check_keys(
+            settings,
+            "account.settings",
+            required=frozenset({"url"}),
+            optional=frozenset({"status_url"}),
+        )
+        checked = {"url": check_text(URL_FIELD, settings["url"], max_length=2048)}
+        if "status_url" in settings:
+            checked["status_url"] = check_text(
+                STATUS_URL_FIELD, settings["status_url"], max_length=2048
+            )
+        for name, url in checked.items():
+            _parse(url, f"account.settings.{name}")
+        return checked
 
     def check_credentials(self, credentials: dict[str, str]) -> dict[str, str]:
         check_keys(
