@@ -51,8 +51,10 @@ PARAMS: dict[str, Kind | str] = {
 }
 # The owner's answer when it isn't the plain one (a page 200, a post 303):
 # the home page sends on to the task list; the waiting task asked no
-# question and its first step is not uncertain, so the owner is told so.
+# question and its first step is not uncertain, so the owner is told so
+# (nor looked at: there is no look's picture to show).
 OWNER_ANSWERS = {
+    Route("GET", "/tasks/{task_id}/steps/{step}/look"): 404,
     Route("GET", "/"): 303,
     Route("POST", "/tasks/{task_id}/questions/{question_id}"): 409,
     Route("POST", "/tasks/{task_id}/steps/{step}/resolve"): 409,
