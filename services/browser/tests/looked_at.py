@@ -1,16 +1,21 @@
 """A site a look goes to (on 127.0.0.2, as hosts.py serves): an account
 page that shows who is signed in (from a cookie set earlier in the
 session), with a form of every kind an action could work on; a page whose
-scripts try every way of sending something on load; and a page that shows
-a private value in its field. It counts what reached it, by method and
-path, and the WebSocket messages it got (counts only, never what)."""
+scripts try every way of sending something on load; a page that shows a
+private value in its field; a page that keeps a note in the browser's
+local storage and one that shows it; and a form that takes a new password
+and a page that shows back what it took (and, told to, sends it on to
+another site in an image's address). It counts what reached it, by method
+and path, and the WebSocket messages it got (counts only, never what)."""
 
 import asyncio
 import contextlib
 import html
+import json
 from collections import Counter
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from urllib.parse import quote
 
 from aiohttp import WSMsgType, web
 
@@ -65,6 +70,26 @@ PRIVATE = """<!doctype html><title>Settings</title><h1>Settings</h1>
 <label for="w">Word</label><input id="w" name="word" value="{word}">
 <label for="p">Password</label><input id="p" name="password" type="password" value="{password}">"""
 
+# Local storage, kept by one page and shown by another (its script, as the
+# site's own pages do; the cookie is the server's).
+REMEMBER = """<!doctype html><title>Remembered</title><h1>Remembered</h1>
+<script>localStorage.setItem('note', {note})</script>"""
+STORED = """<!doctype html><title>Stored</title><h1>Stored</h1><p id="stored"></p>
+<script>document.getElementById('stored').textContent =
+  'Stored: ' + (localStorage.getItem('note') || 'nothing')</script>"""
+
+# A form for a new password (a private entry's), and a page that shows back
+# what the site took: in its text and in a text field, and (with a `leak_to`
+# site) in the address of an image there.
+PROFILE = """<!doctype html><title>Your profile</title><h1>Your profile</h1>
+<form method="post" action="/profile">
+<label for="u">Username</label><input id="u" name="username" autocomplete="username">
+<label for="p">Password</label><input id="p" name="password" type="password">
+<button>Save</button></form>"""
+RECEIVED = """<!doctype html><title>What we received</title><h1>What we received</h1>
+<p>Your new password is {password} as of today.</p>
+<label for="e">Echo</label><input id="e" name="echo" value="{password}">{leak}"""
+
 
 @dataclass
 class LookedAtSite:
@@ -72,6 +97,10 @@ class LookedAtSite:
     # The password /settings shows in its field (kept by the site, as a
     # remembered one is: it is in no address).
     remembered: str = ""
+    # The password /profile last took, which /received shows back.
+    received: str = ""
+    # Another site /received sends what it took to, in an image's address.
+    leak_to: str = ""
     arrived: Counter[tuple[str, str]] = field(default_factory=Counter)
     socket_messages: int = 0
 
@@ -86,6 +115,8 @@ class LookedAtSite:
         if request.headers.get("Upgrade", "").lower() == "websocket":
             return await self._socket(request)
         self.arrived[(request.method, request.path)] += 1
+        if (request.method, request.path) == ("POST", "/profile"):
+            self.received = str((await request.post()).get("password", ""))
         await request.read()
         if request.method != "GET":
             return web.Response(text="<!doctype html><title>Done</title><h1>Done</h1>")
@@ -114,7 +145,23 @@ class LookedAtSite:
         if page == "/settings":
             word, password = request.query.get("word", ""), self.remembered
             return _html(PRIVATE.format(word=html.escape(word), password=html.escape(password)))
+        if page == "/remember":
+            note = json.dumps(request.query.get("note", "")).replace("<", "\\u003c")
+            return _html(REMEMBER.format(note=note))
+        if page == "/stored":
+            return _html(STORED)
+        if page == "/profile":
+            return _html(PROFILE)
+        if page == "/received":
+            return _html(self._received())
         return web.Response(status=404)
+
+    def _received(self) -> str:
+        leak = ""
+        if self.leak_to:
+            address = f"{self.leak_to}/seen?what={quote(self.received, safe='')}"
+            leak = f'<img src="{html.escape(address)}" alt="">'
+        return RECEIVED.format(password=html.escape(self.received), leak=leak)
 
     async def _socket(self, request: web.Request) -> web.WebSocketResponse:
         socket = web.WebSocketResponse()

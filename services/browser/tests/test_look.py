@@ -1,10 +1,14 @@
 """Look (G14), a read-only check of where an uncertain result would show:
-it looks from the person's session (their cookies) or a new one (none),
-answers the page read and a masked picture, and leaves the session
-read-only for good: the page's own writes (a fetch, a beacon, a form a
-script posts, a worker's fetch, a WebSocket message) never reach the site,
-while its reads do; actions are refused before they touch the page, and a
-private entry before anything is claimed."""
+it always looks from a new session of its own, read-only from its birth,
+and answers that session's id, the page read and a masked picture. Looking
+from the person's session, the look's session starts with copies of its
+cookies and storage and of the values entered in it (masked in the look's
+read and picture, guarded from going elsewhere), taken once; the person's
+session is left as it was and goes on acting. In the look's session the
+page's own writes (a fetch, a beacon, a form a script posts, a worker's
+fetch, a WebSocket message) never reach the site, while its reads do;
+actions are refused before they touch the page, and a private entry before
+anything is claimed."""
 
 import asyncio
 import uuid
@@ -15,9 +19,10 @@ import pytest
 from nod.browser.v1 import browser_pb2 as pb
 from nod.claims.v1 import claims_pb2
 from nodkit.client import NodRpcError, call_metadata
-from nodtest.browser import browser_open, control_ref, enter_request, field_ref
+from nodtest.browser import browser_open, browser_read, control_ref, enter_request, field_ref
 from nodtest.claims import put_login
 
+from .hosts import elsewhere_site
 from .looked_at import SENT_BODY, LookedAtSite, looked_at_site
 from .test_screenshots import PNG, painted_pixels
 
@@ -52,6 +57,41 @@ async def signed_in_session(stub, meta, site: LookedAtSite, who: str = "ada") ->
     return session_id
 
 
+async def signed_in_with_a_password(
+    stub, vault_stub, meta, site: LookedAtSite, password: str
+) -> str:
+    """A signed-in session in which `password` was entered (EnterPrivate)
+    and sent to the site, which keeps it and shows it back at /received."""
+    session_id = await signed_in_session(stub, meta, site)
+    page = (
+        await stub.Navigate(
+            pb.NavigateRequest(session_id=session_id, url=f"{site.url}/profile"), metadata=meta
+        )
+    ).page
+    item = await put_login(vault_stub, meta, origin=site.url, password=password)
+    request = enter_request(
+        session_id,
+        item.id,
+        claims_pb2.ENTRY_KIND_SAVED_LOGIN,
+        {"username": field_ref(page, "username"), "password": field_ref(page, "password")},
+        control_ref(page, "Save"),
+    )
+    reply = await stub.EnterPrivate(request, metadata=meta)
+    assert reply.entered and site.received == password
+    return session_id
+
+
+async def where_it_is(stub, meta, session_id: str) -> list[tuple[str, str, str, bool]]:
+    """The session's open pages and which is current, as a read lists them."""
+    page = await browser_read(stub, meta, session_id)
+    return [(p.page_id, p.url, p.title, p.current) for p in page.pages]
+
+
+async def task_sessions(stub, meta, task_id: str = "task-1") -> set[str]:
+    listed = await stub.ListSessions(pb.ListSessionsRequest(task_id=task_id), metadata=meta)
+    return {s.session_id for s in listed.sessions}
+
+
 async def still_acts(stub, meta, session_id: str, site: LookedAtSite) -> None:
     """The session is not read-only: typing into its page works."""
     await stub.Navigate(
@@ -64,17 +104,55 @@ async def still_acts(stub, meta, session_id: str, site: LookedAtSite) -> None:
     assert next(f for f in typed.page.fields if f.name == "note").value == "still mine"
 
 
-async def test_a_look_from_a_session_keeps_its_cookies_and_answers_a_picture(
+async def test_a_look_from_a_session_opens_its_own_with_the_cookies_and_answers_a_picture(
     browser_stub, as_person, site
 ):
     session_id = await signed_in_session(browser_stub, as_person, site)
+    before = await where_it_is(browser_stub, as_person, session_id)
 
     looked = await look(browser_stub, as_person, f"{site.url}/account", session_id)
 
-    assert looked.session_id == session_id
+    assert looked.session_id and looked.session_id != session_id
     assert "Signed in as ada" in looked.page.text
     assert looked.page.url == f"{site.url}/account"
     assert looked.image.startswith(PNG) and looked.media_type == "image/png"
+    # The look's session is the task's too, open until its caller closes it.
+    assert await task_sessions(browser_stub, as_person) == {session_id, looked.session_id}
+    # The session looked from is where it was, and still acts.
+    assert await where_it_is(browser_stub, as_person, session_id) == before
+    await still_acts(browser_stub, as_person, session_id, site)
+    await browser_stub.CloseSession(
+        pb.CloseSessionRequest(session_id=looked.session_id), metadata=as_person
+    )
+    assert await task_sessions(browser_stub, as_person) == {session_id}
+
+
+async def test_a_look_copies_the_sessions_storage_and_the_copy_reaches_no_site(
+    browser_stub, as_person, site
+):
+    """Playwright reads the storage of an origin no page of the session is
+    on from a hidden page of its own (and puts it in place in the look's
+    the same way): neither reaches a site, nor shows in the session."""
+    session_id = await signed_in_session(browser_stub, as_person, site)
+    async with elsewhere_site() as elsewhere:
+        await browser_stub.Navigate(
+            pb.NavigateRequest(session_id=session_id, url=f"{site.url}/remember?note=kept"),
+            metadata=as_person,
+        )
+        await browser_stub.Navigate(
+            pb.NavigateRequest(session_id=session_id, url=f"{elsewhere.url}/somewhere"),
+            metadata=as_person,
+        )
+        before = await where_it_is(browser_stub, as_person, session_id)
+        arrived, elsewhere_got = site.arrived.copy(), elsewhere.received
+
+        looked = await look(browser_stub, as_person, f"{site.url}/stored", session_id)
+
+        assert "Stored: kept" in looked.page.text
+        await asyncio.sleep(STRAGGLERS_S)
+        assert site.arrived - arrived == {("GET", "/stored"): 1}, site.arrived
+        assert elsewhere.received == elsewhere_got
+        assert await where_it_is(browser_stub, as_person, session_id) == before
 
 
 async def test_a_look_without_a_session_opens_one_with_no_cookies(browser_stub, as_person, site):
@@ -84,10 +162,7 @@ async def test_a_look_without_a_session_opens_one_with_no_cookies(browser_stub, 
 
     assert looked.session_id and looked.session_id != signed_in
     assert "Not signed in" in looked.page.text
-    listed = await browser_stub.ListSessions(
-        pb.ListSessionsRequest(task_id="task-1"), metadata=as_person
-    )
-    assert {s.session_id for s in listed.sessions} == {signed_in, looked.session_id}
+    assert await task_sessions(browser_stub, as_person) == {signed_in, looked.session_id}
     # The new session is read-only too; the other one is as it was.
     error = await refused(
         browser_stub.Click(
@@ -101,11 +176,12 @@ async def test_a_look_without_a_session_opens_one_with_no_cookies(browser_stub, 
     assert "Signed in as ada" in mine.page.text
 
 
-async def test_after_a_look_every_action_is_refused_and_nothing_is_claimed_or_sent(
+async def test_every_action_on_a_looks_session_is_refused_and_nothing_is_claimed_or_sent(
     browser_stub, vault_stub, claims_stub, as_person, site
 ):
-    session_id = await signed_in_session(browser_stub, as_person, site)
-    page = (await look(browser_stub, as_person, f"{site.url}/account", session_id)).page
+    source = await signed_in_session(browser_stub, as_person, site)
+    looked = await look(browser_stub, as_person, f"{site.url}/account", source)
+    session_id, page = looked.session_id, looked.page
     item = await put_login(vault_stub, as_person, origin=site.url)
     before = site.total
     note, size = field_ref(page, "note"), field_ref(page, "size")
@@ -136,18 +212,18 @@ async def test_after_a_look_every_action_is_refused_and_nothing_is_claimed_or_se
     assert list(claims.claims) == []
     await asyncio.sleep(STRAGGLERS_S)
     assert site.total == before  # nothing reached the site
-    after = (
-        await browser_stub.ReadPage(pb.ReadPageRequest(session_id=session_id), metadata=as_person)
-    ).page
+    after = await browser_read(browser_stub, as_person, session_id)
     assert [(f.name, f.value, f.checked) for f in after.fields] == [
         (f.name, f.value, f.checked) for f in page.fields
     ]
+    # The session looked from was never read-only.
+    await still_acts(browser_stub, as_person, source, site)
 
 
-async def test_reads_and_moves_still_answer_on_a_read_only_session(browser_stub, as_person, site):
-    session_id = await signed_in_session(browser_stub, as_person, site)
-    await look(browser_stub, as_person, f"{site.url}/account", session_id)
-    on_it = {"session_id": session_id}
+async def test_reads_and_moves_still_answer_on_a_looks_session(browser_stub, as_person, site):
+    source = await signed_in_session(browser_stub, as_person, site)
+    looked = await look(browser_stub, as_person, f"{site.url}/account", source)
+    on_it = {"session_id": looked.session_id}
 
     navigated = await browser_stub.Navigate(
         pb.NavigateRequest(url=f"{site.url}/settings?word=one", **on_it), metadata=as_person
@@ -162,10 +238,12 @@ async def test_reads_and_moves_still_answer_on_a_read_only_session(browser_stub,
     assert shot.image.startswith(PNG)
 
 
+@pytest.mark.parametrize("from_session", [False, True], ids=["new", "from a session"])
 async def test_a_pages_own_writes_never_leave_during_a_look_and_its_reads_do(
-    browser_stub, as_person, site, log_tee
+    browser_stub, as_person, site, log_tee, from_session
 ):
-    looked = await look(browser_stub, as_person, f"{site.url}/orders")
+    source = await signed_in_session(browser_stub, as_person, site) if from_session else ""
+    looked = await look(browser_stub, as_person, f"{site.url}/orders", source)
     await asyncio.sleep(STRAGGLERS_S)
 
     assert site.count("POST") == 0 and site.socket_messages == 0, site.arrived
@@ -226,6 +304,71 @@ async def test_a_private_value_on_the_looked_at_page_is_masked_in_the_read_and_p
     assert other.image != looks[0].image
 
 
+async def test_a_value_entered_in_the_session_is_masked_in_the_looks_read_and_picture(
+    browser_stub, vault_stub, as_person, site
+):
+    looks = []
+    for value in PASSWORDS:
+        source = await signed_in_with_a_password(browser_stub, vault_stub, as_person, site, value)
+        looks.append(await look(browser_stub, as_person, f"{site.url}/received", source))
+
+    for looked, value in zip(looks, PASSWORDS, strict=True):
+        assert looked.page.title == "What we received"
+        assert "Your new password is [redacted] as of today" in looked.page.text
+        assert next(f for f in looked.page.fields if f.name == "echo").value == "[redacted]"
+        assert value not in str(looked.page)
+    # Painted over alike: the pictures match exactly.
+    assert looks[0].image == looks[1].image
+    assert painted_pixels(looks[0].image) > 0
+
+
+async def test_a_value_entered_in_the_session_goes_nowhere_else_from_the_look(
+    browser_stub, vault_stub, as_person, site, log_tee
+):
+    value = PASSWORDS[0]
+    source = await signed_in_with_a_password(browser_stub, vault_stub, as_person, site, value)
+    async with elsewhere_site(value) as elsewhere:
+        site.leak_to = elsewhere.url
+
+        looked = await look(browser_stub, as_person, f"{site.url}/received", source)
+        await asyncio.sleep(STRAGGLERS_S)
+
+        # The page's image would have taken it there (a GET, which a
+        # read-only session lets out): the copied value guard stopped it.
+        assert (elsewhere.received, elsewhere.carried) == (0, 0)
+        assert looked.page.title == "What we received"
+        assert "value_guard.stopped" in log_tee.text()
+
+
+async def test_the_copy_is_taken_once_and_neither_session_changes_the_other(
+    browser_stub, as_person, site
+):
+    source = await signed_in_session(browser_stub, as_person, site)
+    looked = await look(browser_stub, as_person, f"{site.url}/account", source)
+
+    # A sign-in in the source after the look, and one in the look's session
+    # (a GET, as a read-only session may send), each stay where they were made.
+    await browser_stub.Navigate(
+        pb.NavigateRequest(session_id=source, url=f"{site.url}/sign-in?as=bob"),
+        metadata=as_person,
+    )
+    await browser_stub.Navigate(
+        pb.NavigateRequest(session_id=looked.session_id, url=f"{site.url}/sign-in?as=eve"),
+        metadata=as_person,
+    )
+    again = await look(browser_stub, as_person, f"{site.url}/account", source)
+    seen_from = {}
+    for session_id in (source, looked.session_id, again.session_id):
+        account = await browser_stub.Navigate(
+            pb.NavigateRequest(session_id=session_id, url=f"{site.url}/account"),
+            metadata=as_person,
+        )
+        seen_from[session_id] = account.page.text
+    assert "Signed in as bob" in seen_from[source]
+    assert "Signed in as eve" in seen_from[looked.session_id]
+    assert "Signed in as bob" in seen_from[again.session_id]
+
+
 @pytest.mark.parametrize("url", ["file:///etc/passwd", "ftp://127.0.0.2/x", "", "javascript:1"])
 async def test_an_address_that_is_not_http_is_refused_naming_url(
     browser_stub, as_person, site, url
@@ -235,7 +378,7 @@ async def test_an_address_that_is_not_http_is_refused_naming_url(
     for from_session in (session_id, ""):
         error = await refused(look(browser_stub, as_person, url, from_session))
         assert (error.code, error.field) == (grpc.StatusCode.INVALID_ARGUMENT, "url")
-    # Nothing was opened, and the session was not made read-only.
+    # Nothing was opened, and the session is as it was.
     listed = await browser_stub.ListSessions(pb.ListSessionsRequest(), metadata=as_person)
     assert [s.session_id for s in listed.sessions] == [session_id]
     await still_acts(browser_stub, as_person, session_id, site)
@@ -256,17 +399,48 @@ async def test_a_session_that_is_not_the_callers_is_not_found(
     for error in (unknown, theirs, other_task):
         assert (error.code, error.reason) == (grpc.StatusCode.NOT_FOUND, "SESSION_NOT_FOUND")
     assert site.total == before
-    # None of them made the owner's session read-only.
+    # None of them opened a session, nor changed the owner's.
+    listed = await browser_stub.ListSessions(pb.ListSessionsRequest(), metadata=as_person)
+    assert [s.session_id for s in listed.sessions] == [session_id]
+    strangers = await browser_stub.ListSessions(pb.ListSessionsRequest(), metadata=stranger)
+    assert list(strangers.sessions) == []
     await still_acts(browser_stub, as_person, session_id, site)
 
 
-async def test_a_failed_look_closes_the_session_it_opened(browser_stub, as_person):
+async def test_a_failed_look_closes_the_session_it_opened(browser_stub, as_person, site):
     # 127.0.0.1 is where nod's own services listen: the address guard refuses it.
-    error = await refused(look(browser_stub, as_person, "http://127.0.0.1:8080/orders"))
+    url = "http://127.0.0.1:8080/orders"
+    error = await refused(look(browser_stub, as_person, url))
 
     assert error.reason == "ADDRESS_NOT_ALLOWED"
     listed = await browser_stub.ListSessions(pb.ListSessionsRequest(), metadata=as_person)
     assert list(listed.sessions) == []
+
+    # From a session: the look's own is closed; the one looked from stays.
+    source = await signed_in_session(browser_stub, as_person, site)
+    error = await refused(look(browser_stub, as_person, url, source))
+
+    assert error.reason == "ADDRESS_NOT_ALLOWED"
+    assert await task_sessions(browser_stub, as_person) == {source}
+    await still_acts(browser_stub, as_person, source, site)
+
+
+async def test_a_look_counts_against_the_runners_sessions(
+    browser_with, claims_server, as_person, site
+):
+    stub = await browser_with(claims_server, max_sessions=1)
+    source = await signed_in_session(stub, as_person, site)
+    before = site.total
+
+    error = await refused(look(stub, as_person, f"{site.url}/account", source))
+
+    assert (error.code, error.reason) == (
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        "TOO_MANY_SESSIONS",
+    )
+    assert site.total == before
+    assert await task_sessions(stub, as_person) == {source}
+    await still_acts(stub, as_person, source, site)
 
 
 async def test_a_resent_look_looks_again(browser_stub, as_person, site):
@@ -277,4 +451,5 @@ async def test_a_resent_look_looks_again(browser_stub, as_person, site):
     again = await look(browser_stub, as_person, url, session_id)
 
     assert first.page.text == again.page.text
+    assert len({session_id, first.session_id, again.session_id}) == 3
     assert site.count("GET", "/account") == 2

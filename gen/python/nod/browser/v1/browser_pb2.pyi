@@ -1179,13 +1179,15 @@ Global___ScreenshotResponse: _TypeAlias = ScreenshotResponse  # noqa: Y015
 class LookRequest(_message.Message):
     """A look (G14): a read-only check of the place where an uncertain result
     would show (an account or order page, an app's record of what it
-    received). The session turns read-only for the rest of its life before
-    it goes anywhere: from then on the page's own requests that are not GET,
-    HEAD or OPTIONS are refused before they leave the browser, and Click,
-    TypeText, SelectOption, SetChecked, PressKey and EnterPrivate are refused
-    FAILED_PRECONDITION (READ_ONLY_SESSION). Navigate, ReadPage, Scroll,
-    GoBack, SwitchPage and Screenshot still answer. A look never enters a
-    private value and never signs in again.
+    received). A look always goes from a NEW session of its own, opened for
+    the task like any other (it counts against the runner's open sessions:
+    RESOURCE_EXHAUSTED TOO_MANY_SESSIONS when full) and read-only from its
+    birth, before it has a page or sends anything: its pages' own requests
+    that are not GET, HEAD or OPTIONS are refused before they leave the
+    browser, and Click, TypeText, SelectOption, SetChecked, PressKey and
+    EnterPrivate on it are refused FAILED_PRECONDITION (READ_ONLY_SESSION).
+    Navigate, ReadPage, Scroll, GoBack, SwitchPage and Screenshot still
+    answer. A look never enters a private value and never signs in again.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -1194,8 +1196,15 @@ class LookRequest(_message.Message):
     TASK_ID_FIELD_NUMBER: _builtins.int
     URL_FIELD_NUMBER: _builtins.int
     session_id: _builtins.str
-    """The session to look from, with the person's cookies (a task's kept
-    session). Empty: a new session for task_id, with no cookies.
+    """The session to look from: the caller's, and task_id's when that is
+    given (otherwise NOT_FOUND SESSION_NOT_FOUND), e.g. a task's own
+    session with the person's sign-in. The look's session starts with a
+    copy of its cookies and storage, and of what it knows of the private
+    values entered in it, so the look's read and picture mask all that
+    this session's would and no request carries one elsewhere. The copy is
+    taken once, as the look begins; this session itself is not changed
+    (not read-only, same page) and goes on acting. Empty: the look's
+    session is for task_id, with no cookies.
     """
     task_id: _builtins.str
     url: _builtins.str
@@ -1226,6 +1235,10 @@ class LookResponse(_message.Message):
     IMAGE_FIELD_NUMBER: _builtins.int
     MEDIA_TYPE_FIELD_NUMBER: _builtins.int
     session_id: _builtins.str
+    """The look's own new session (never the request's session_id), still
+    open and read-only: the caller closes it (CloseSession) once it has
+    read the answer. A look that fails closes it itself.
+    """
     image: _builtins.bytes
     """The page as a person would see it, private values painted over (as
     ScreenshotResponse); empty when the picture could not be taken.

@@ -228,7 +228,8 @@ class BrowserServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def Look(self, request, context):
-        """Read-only from here on: see LookRequest.
+        """From a new read-only session, copied from the request's session if one
+        is named (which is left as it was): see LookRequest.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -59,7 +59,9 @@ class BrowserServiceStub:
     person's view of a step; never the model's).
     """
     Look: _grpc.UnaryUnaryMultiCallable[_browser_pb2.LookRequest, _browser_pb2.LookResponse]
-    """Read-only from here on: see LookRequest."""
+    """From a new read-only session, copied from the request's session if one
+    is named (which is left as it was): see LookRequest.
+    """
 
 @_typing.type_check_only
 class BrowserServiceAsyncStub(BrowserServiceStub):
@@ -89,7 +91,9 @@ class BrowserServiceAsyncStub(BrowserServiceStub):
     person's view of a step; never the model's).
     """
     Look: _aio.UnaryUnaryMultiCallable[_browser_pb2.LookRequest, _browser_pb2.LookResponse]  # type: ignore[assignment]
-    """Read-only from here on: see LookRequest."""
+    """From a new read-only session, copied from the request's session if one
+    is named (which is left as it was): see LookRequest.
+    """
 
 class BrowserServiceServicer(metaclass=_abc_1.ABCMeta):
     @_abc_1.abstractmethod
@@ -218,6 +222,8 @@ class BrowserServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _browser_pb2.LookRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_browser_pb2.LookResponse, _abc.Awaitable[_browser_pb2.LookResponse]]:
-        """Read-only from here on: see LookRequest."""
+        """From a new read-only session, copied from the request's session if one
+        is named (which is left as it was): see LookRequest.
+        """
 
 def add_BrowserServiceServicer_to_server(servicer: BrowserServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -13,6 +13,7 @@ from playwright.async_api import (
     BrowserContext,
     Playwright,
     ProxySettings,
+    StorageState,
     async_playwright,
 )
 
@@ -80,13 +81,19 @@ class Chromium:
             raise
         return cls(playwright, browser)
 
-    async def new_context(self, proxy: ProxySettings | None) -> BrowserContext:
+    async def new_context(
+        self, proxy: ProxySettings | None, storage: StorageState | None = None
+    ) -> BrowserContext:
         """`proxy` carries the context's pages and Playwright's own requests
         for it (route.fetch) alike. A session's is always the address
-        guard's; None (straight out) is for a benchmark's bare baseline."""
+        guard's; None (straight out) is for a benchmark's bare baseline.
+        `storage`: the cookies and storage it starts with (a look's, copied
+        from the session it looks from); Playwright puts the storage in
+        place from a hidden page whose requests it answers itself, so
+        nothing leaves for it."""
         # Service workers could answer requests where the request guard can't see them.
         return await self._browser.new_context(
-            service_workers="block", accept_downloads=False, proxy=proxy
+            service_workers="block", accept_downloads=False, proxy=proxy, storage_state=storage
         )
 
     async def offline_context(self) -> BrowserContext:

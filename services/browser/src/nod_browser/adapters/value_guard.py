@@ -101,6 +101,20 @@ class ValueGuard:
         self._held.append(held)
         return held
 
+    def copy(self) -> "ValueGuard":
+        """The values held now and where each may go, for a look's session
+        opened from this one: no request of it carries one elsewhere either.
+        A snapshot: what either takes later, the other never does. No entry
+        runs there to be told of a stop (stops are still made, and logged);
+        an entry that has not yet taken its values has none to copy."""
+        copied = ValueGuard()
+        copied._held = [
+            Held(held.allowed, held.finder, watched=False)
+            for held in self._held
+            if not held.finder.empty
+        ]
+        return copied
+
     def forget(self) -> None:
         self._held.clear()
 

@@ -10,7 +10,7 @@ from nod_browser.adapters.painter import Painter
 from nod_browser.api.convert import entry_request, page_to_pb, session_to_pb
 from nod_browser.app import browsing, looking, widgets
 from nod_browser.app.private_entry import PrivateEntries
-from nod_browser.app.sessions import Session, Sessions
+from nod_browser.app.sessions import Session, SessionCopy, Sessions
 from nod_browser.domain.addresses import check_url
 from nod_browser.domain.entry import check_entry_request
 from nod_browser.domain.targets import check_target
@@ -65,12 +65,21 @@ class BrowserServicer(browser_pb2_grpc.BrowserServiceServicer):
         page = await session.run(browsing.read(session, self._settings, settle=settle))
         return page_to_pb(page)
 
-    async def _open(self, task_id: str) -> Session:
-        """A new session of the caller's for the task (no cookies), counted
-        against the runner's limit."""
+    async def _open(
+        self, task_id: str, *, read_only: bool = False, copied: SessionCopy | None = None
+    ) -> Session:
+        """A new session of the caller's for the task (no cookies, unless
+        copied from another), counted against the runner's limit."""
         task_id = validation.printable_id("task_id", task_id)
         return await browsing.open_session(
-            self._chromium, self._egress, self._sessions, self._settings, current_user(), task_id
+            self._chromium,
+            self._egress,
+            self._sessions,
+            self._settings,
+            current_user(),
+            task_id,
+            read_only=read_only,
+            copied=copied,
         )
 
     async def OpenSession(self, request, context) -> pb.OpenSessionResponse:
@@ -168,18 +177,27 @@ class BrowserServicer(browser_pb2_grpc.BrowserServiceServicer):
         )
 
     async def Look(self, request, context) -> pb.LookResponse:
-        """A read-only check of where an uncertain result would show (G14):
-        see looking.py. The address is checked before any session is
-        touched or opened; a resend simply looks again."""
+        """A read-only check of where an uncertain result would show (G14),
+        always from a new read-only session (see looking.py): with a
+        session_id, one that starts with copies of that session's cookies,
+        storage and entered values, which is itself left as it was. The
+        address is checked before any session is touched or opened; a
+        resend simply looks again."""
         url = check_url(request.url)
         if request.session_id:
-            session = self._task_session(request.session_id, request.task_id)
-            looked = await session.run(looking.look(session, url, self._painter, self._settings))
+            source = self._task_session(request.session_id, request.task_id)
+            self._sessions.check_room()  # before anything is copied
+            copied = await source.run(source.copy())
+            try:
+                session = await self._open(source.task_id, read_only=True, copied=copied)
+            except BaseException:
+                copied.forget()
+                raise
         else:
-            session = await self._open(request.task_id)
-            looked = await looking.look_in_new_session(
-                self._sessions, session, url, self._painter, self._settings
-            )
+            source, session = None, await self._open(request.task_id, read_only=True)
+        looked = await looking.look_in_new_session(
+            self._sessions, session, url, self._painter, self._settings, looked_from=source
+        )
         taken = looked.picture
         return pb.LookResponse(
             session_id=session.id,

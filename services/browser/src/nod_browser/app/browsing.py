@@ -2,6 +2,7 @@
 read the page, and take its picture (the person's, never the model's)."""
 
 import asyncio
+import contextlib
 import time
 from typing import Literal
 
@@ -23,7 +24,7 @@ from nod_browser.adapters.read_only import ReadOnly
 from nod_browser.adapters.request_guard import send_unsafe_requests_once
 from nod_browser.adapters.screenshots import Picture, take
 from nod_browser.adapters.value_guard import ValueGuard
-from nod_browser.app.sessions import Session, Sessions
+from nod_browser.app.sessions import Session, SessionCopy, Sessions
 from nod_browser.settings import BrowserSettings
 from nodkit.errors import FailedPrecondition, InvalidArgument, Unavailable
 from nodkit.logging import get_logger
@@ -39,26 +40,45 @@ async def open_session(
     settings: BrowserSettings,
     owner: str,
     task_id: str,
+    *,
+    read_only: bool = False,
+    copied: SessionCopy | None = None,
 ) -> Session:
+    """read_only: a look's session, read-only from its birth. copied: what
+    it starts with from the session it looks from (its cookies and storage,
+    and the entered values its masks and value guard know); none: a session
+    with no cookies, that knows no value."""
     sessions.check_room()
     session_id = sessions.new_id()
     # Every request of the context, the request guard's own included, goes
     # through the address guard under the session's name.
     try:
-        context = await chromium.new_context(egress.proxy_for(session_id))
+        context = await chromium.new_context(
+            egress.proxy_for(session_id), copied.storage if copied else None
+        )
     except BaseException:
         egress.forget(session_id)
         raise
     context.set_default_timeout(settings.action_timeout_s * 1000)
-    values = ValueGuard()
-    # Off until a look turns it on; in the guard from the start, so that no
-    # request of the context can pass unchecked once it is.
-    read_only = ReadOnly()
-    answers = await send_unsafe_requests_once(
-        context, settings.request_timeout_s, values, read_only
-    )
-    page = await context.new_page()
-    return sessions.add(session_id, owner, task_id, context, page, answers, values, read_only)
+    values = copied.value_guard if copied else ValueGuard()
+    # In the guard from the start, so that no request of the context passes
+    # unchecked: a look's is on before it has a page or sends anything.
+    guard = ReadOnly()
+    if read_only:
+        guard.turn_on()
+    try:
+        answers = await send_unsafe_requests_once(
+            context, settings.request_timeout_s, values, guard
+        )
+        page = await context.new_page()
+    except BaseException:
+        # No session would ever close the context (nor a look's copied cookies).
+        egress.forget(session_id)
+        with contextlib.suppress(Error):
+            await asyncio.shield(context.close())
+        raise
+    entered = copied.entered if copied else None
+    return sessions.add(session_id, owner, task_id, context, page, answers, values, guard, entered)
 
 
 async def navigate(session: Session, url: str, settings: BrowserSettings) -> None:

@@ -1,11 +1,16 @@
 """A look (G14): when nod can't tell whether something happened, it may go
-and see, never do it again. The session turns read-only before it goes
-anywhere (adapters/read_only.py: its pages send nothing but reads, and no
-call acts on it any more); then it goes to the address the caller took from
-its records, waits for the page to settle as a read after a submission
-does, reads it with every mask a read has, and takes the person's picture
-of it. Nothing a look does reaches a site but reads, so a resent look
-simply looks again."""
+and see, never do it again. A look goes from a session of its own, opened
+for it and read-only from its birth (adapters/read_only.py: its pages send
+nothing but reads, and no call acts on it). Looking from a task's session
+(for the person's sign-in), that new session starts with copies of the
+task session's cookies and storage, and of what its masks and value guard
+know of the values entered there; the task's session itself is left as it
+was, to go on acting once the person has answered. The look goes to the
+address the caller took from its records, waits for the page to settle as
+a read after a submission does, reads it with every mask a read has, and
+takes the person's picture of it. Its caller closes the look's session
+once read. Nothing a look does reaches a site but reads, so a resent look
+simply looks again (from another new session)."""
 
 import asyncio
 from dataclasses import dataclass
@@ -29,6 +34,7 @@ class Looked:
 
 
 async def look(session: Session, url: str, painter: Painter, settings: BrowserSettings) -> Looked:
+    # A look's session is read-only from its birth; this only makes sure.
     session.turn_read_only()
     await navigate(session, url, settings)
     page = await read(session, settings, settle=True)
@@ -36,10 +42,23 @@ async def look(session: Session, url: str, painter: Painter, settings: BrowserSe
 
 
 async def look_in_new_session(
-    sessions: Sessions, session: Session, url: str, painter: Painter, settings: BrowserSettings
+    sessions: Sessions,
+    session: Session,
+    url: str,
+    painter: Painter,
+    settings: BrowserSettings,
+    *,
+    looked_from: Session | None = None,
 ) -> Looked:
-    """A look from a session opened for it: one that fails closes it again,
-    as its caller never learns its id (no one could use or close it)."""
+    """A look from the session opened for it (with copies from
+    `looked_from`'s, if any): one that fails closes it again, as its caller
+    never learns its id (no one could use or close it)."""
+    log.info(
+        "look.started",
+        session_id=session.id,
+        task_id=session.task_id,
+        from_session_id=looked_from.id if looked_from else "",
+    )
     try:
         return await session.run(look(session, url, painter, settings))
     except BaseException:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TypeVar
 
-from playwright.async_api import BrowserContext, Page
+from playwright.async_api import BrowserContext, Page, StorageState
 
 from nod_browser.adapters.frame_ids import FrameIds
 from nod_browser.adapters.network_activity import NetworkActivity
@@ -31,6 +31,24 @@ T = TypeVar("T")
 SETTLE_GRACE_S = 10.0
 
 
+@dataclass(frozen=True)
+class SessionCopy:
+    """What a look's session starts with, copied from the session it looks
+    from (the task's, with the person's sign-in): its cookies and storage,
+    and what its masks and its value guard know of the values entered there,
+    so the look's reads and picture hide all that the source's would. Taken
+    once: what either session learns later, the other never does."""
+
+    storage: StorageState = field(repr=False)
+    entered: EnteredValues = field(repr=False)
+    value_guard: ValueGuard = field(repr=False)
+
+    def forget(self) -> None:
+        """Its values, when no session was opened with it."""
+        self.entered.forget()
+        self.value_guard.forget()
+
+
 @dataclass(eq=False)
 class Session:
     id: str
@@ -42,8 +60,8 @@ class Session:
     submit_answers: SubmitAnswers
     # The values entered here and where each may go: no request takes one elsewhere.
     value_guard: ValueGuard = field(default_factory=ValueGuard, repr=False)
-    # On once a look has used it (G14): its pages send nothing but reads,
-    # and no call acts on it any more.
+    # On for a look's session, from its birth (G14): its pages send nothing
+    # but reads, and no call acts on it.
     read_only: ReadOnly = field(default_factory=ReadOnly)
     created_at: datetime = field(default_factory=lambda: datetime.now(UTC))
     # The calls running on it, each with its request id.
@@ -91,16 +109,25 @@ class Session:
             )
         self.page = page
 
+    async def copy(self) -> SessionCopy:
+        """What a look from this session starts with. This session is left as
+        it was: its cookies and storage are read (Playwright collects those
+        of origins its pages are not on in a hidden page of its own, whose
+        requests are answered in the browser and never leave), not moved."""
+        storage = await self.context.storage_state()
+        return SessionCopy(storage, self.entered.copy(), self.value_guard.copy())
+
     def turn_read_only(self) -> None:
-        """For the rest of its life, before a look takes it anywhere."""
+        """For the rest of its life, before a look takes it anywhere (a look's
+        session is born read-only: then this changes nothing)."""
         if not self.read_only.on:
             self.read_only.turn_on()
             log.info("session.read_only", session_id=self.id, task_id=self.task_id)
 
     def refuse_if_read_only(self) -> None:
-        """An action (a click, typing, a key, a private entry) on a session a
-        look has used is refused before it touches the page or claims
-        anything: a look only looks, whoever asks next."""
+        """An action (a click, typing, a key, a private entry) on a look's
+        session is refused before it touches the page or claims anything: a
+        look only looks, whoever asks next."""
         if self.read_only.on:
             raise FailedPrecondition(
                 "this session was used for a look and is read-only: it clicks, types and"
@@ -179,13 +206,23 @@ class Sessions:
         submit_answers: SubmitAnswers,
         value_guard: ValueGuard,
         read_only: ReadOnly,
+        entered: EnteredValues | None = None,
     ) -> Session:
+        """entered: the values it knows from birth (a look's, copied)."""
         session = Session(
-            session_id, owner, task_id, context, page, submit_answers, value_guard, read_only
+            session_id,
+            owner,
+            task_id,
+            context,
+            page,
+            submit_answers,
+            value_guard,
+            read_only,
+            entered=entered if entered is not None else EnteredValues(),
         )
         submit_answers.about = value_guard.about = read_only.about = session.about
         self._by_id[session.id] = session
-        log.info("session.opened", session_id=session.id, task_id=task_id)
+        log.info("session.opened", session_id=session.id, task_id=task_id, read_only=read_only.on)
         return session
 
     @property

@@ -354,6 +354,15 @@ class EnteredValues:
         strings are masked before they are clipped, with this much to spare."""
         return max((form.width for _, form in self._forms.values()), default=0)
 
+    def copy(self) -> "EnteredValues":
+        """The values known now, for a look's session opened from this one:
+        it masks what this one's reads mask. A snapshot: what either learns
+        later, the other never does."""
+        copied = EnteredValues()
+        copied._forms = dict(self._forms)
+        copied._masker = self._masker
+        return copied
+
     def forget(self) -> None:
         self._forms.clear()
         self._masker = None
