@@ -23,7 +23,7 @@ unexport PYTHONDONTWRITEBYTECODE
 # pins it; install scripts stay off, so nothing is fetched but the packages.
 TOOLS := tools/node_modules/.package-lock.json
 
-.PHONY: setup run test soak lint contracts accept-protos bench gen check-gen lock clean images config-docs hostile screens
+.PHONY: setup run test soak lint contracts accept-protos bench gen check-gen lock clean images config-docs hostile screens look-bench
 
 setup: $(STAMP)
 
@@ -122,6 +122,20 @@ hostile: setup
 	  tests/test_hostile_pages.py > var/hostile-pytest.log 2>&1; status=$$?; \
 	if [ -f $(HOSTILE_TABLE) ]; then cat $(HOSTILE_TABLE); else tail -40 var/hostile-pytest.log; fi; \
 	echo "(pytest's output: var/hostile-pytest.log)"; exit $$status
+
+# The look bench (services/tasks/tests/look_bench.py, docs/LOOKS.md): a
+# cut-off at each boundary of a sign-in, a payment and an app action, then
+# Look for me on the uncertain step; prints per kind how many a look
+# resolved. Not part of make test. Fails on a wrong finding or anything a
+# look typed or sent. LOOK_BENCH_ROUNDS=N repeats every cut N times (2);
+# CASES=part,part runs only the cuts whose names hold one of the parts.
+LOOK_TABLE := var/look-bench.txt
+look-bench: setup
+	@mkdir -p var; rm -f $(LOOK_TABLE)
+	@LOOK_BENCH_TABLE=$(LOOK_TABLE) LOOK_BENCH_CASES="$(CASES)" $(PY) -m pytest -n 0 -q \
+	  services/tasks/tests/look_bench.py > var/look-bench-pytest.log 2>&1; status=$$?; \
+	if [ -f $(LOOK_TABLE) ]; then cat $(LOOK_TABLE); else tail -40 var/look-bench-pytest.log; fi; \
+	echo "(pytest's output: var/look-bench-pytest.log)"; exit $$status
 
 # The person's view of the demo tasks and the ordinary mistakes, photographed
 # at 1280 and 390 px into docs/screens/ (the README shows some of them).
