@@ -73,4 +73,6 @@ FORMS = {
         "username": "", "password": "",
     },
     "/apps/{account_id}/disconnect": lambda: {},
+    "/you/email": lambda: {"address": "ada@example.com"},
+    "/you/email/remove": lambda: {},
 }  # fmt: skip

@@ -53,7 +53,7 @@ async def accessible_at_every_width(page: Page, what: str) -> None:
     assert not problems, f"{what}: {json.dumps(problems, indent=1)}"
 
 
-@pytest.mark.parametrize("path", ["/tasks", "/decisions", "/vault", "/apps", "/history"])
+@pytest.mark.parametrize("path", ["/tasks", "/decisions", "/vault", "/apps", "/history", "/you"])
 async def test_each_page_is_accessible(ada_checked, path):
     await ada_checked.page.goto(path)
     await accessible_at_every_width(ada_checked.page, path)

@@ -10,7 +10,7 @@ one-time code, the payment card, the security-code form, done with its
 timeline, an app action waiting for a decision, an uncertain action asking
 the person to check, the list after Stop all, the form to pick a login or
 type a password, a stopped task, a filtered list, Decisions, Vault, Apps,
-History, a 404 and a problem page."""
+History, You, a 404 and a problem page."""
 
 import re
 import uuid
@@ -158,6 +158,7 @@ async def test_every_page(nod, chromium, request, width):
         await checks.visit("vault", "/vault")
         await checks.visit("apps", "/apps")
         await checks.visit("history", "/history")
+        await checks.visit("you", "/you")
         ada.expected_console.append(re.compile(r"status of (404|400)"))
         await checks.visit("not-found", f"/tasks/{uuid.uuid4()}", status=404)
         await expect(ada.page.get_by_role("heading", name="Not found")).to_be_visible()

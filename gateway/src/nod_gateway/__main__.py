@@ -20,6 +20,7 @@ from nod_gateway.settings import GatewaySettings
 from nodkit import faults, startup, tracing
 from nodkit.db import create_engine
 from nodkit.logging import configure_logging, get_logger
+from nodkit.settings import SettingFileError
 from nodkit.version import release
 
 
@@ -117,6 +118,8 @@ def main() -> int:
     except ValidationError as error:
         line = startup.settings_problem(error, GatewaySettings)
         return startup.fail("nod-gateway", line, startup.BAD_SETTING)
+    except SettingFileError as error:  # NOD_GATEWAY_SMTP_PASSWORD_FILE unreadable, say
+        return startup.fail("nod-gateway", str(error), startup.BAD_SETTING)
     try:
         return _run(args, settings)
     except OperationalError as error:

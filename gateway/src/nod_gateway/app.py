@@ -12,6 +12,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
 from nod_gateway.client_address import networks
+from nod_gateway.nudges import nudge_forever
 from nod_gateway.peers import ServiceCallFailed
 from nod_gateway.people import pruning
 from nod_gateway.routes import ROUTERS
@@ -53,12 +54,20 @@ def create_app(settings: GatewaySettings) -> FastAPI:
         pruner = asyncio.ensure_future(
             pruning.prune_forever(parts.engine, keep, settings.prune_interval_s)
         )
+        background = [pruner]
+        if settings.nudging:
+            # Every replica runs it: each wait's email is claimed in the database.
+            background.append(
+                asyncio.ensure_future(nudge_forever(settings, parts.engine, parts.peers))
+            )
         try:
             yield
         finally:
-            pruner.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await pruner
+            for work in background:
+                work.cancel()
+            for work in background:
+                with contextlib.suppress(asyncio.CancelledError):
+                    await work
             if metrics is not None:
                 await metrics.stop()
             await parts.close()

@@ -1,9 +1,12 @@
-from typing import Annotated, Self
+import ipaddress
+import urllib.parse
+from typing import Annotated, Literal, Self
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import NoDecode, SettingsConfigDict
 
 from nod_gateway.client_address import networks
+from nod_gateway.email_address import address_problem
 from nodkit.settings import ServiceSettings, shared
 
 DAY_S = 24 * 3600
@@ -97,6 +100,104 @@ class GatewaySettings(ServiceSettings):
         " trace starts at the gateway.",
     )
 
+    # Email nudges (nudges.py): a person with an address and no page of
+    # theirs open hears of a wait by email, once.
+    public_url: str = Field(
+        "",
+        description="The gateway's address as people reach it (`https://nod.example`): the"
+        " link in a nudge email. Empty: the email says to open nod, without a link.",
+    )
+    nudges: bool = Field(
+        True,
+        description="Email nudges on (they also need NOD_GATEWAY_SMTP_HOST): a person who"
+        " added an address and has no nod page open gets one email per wait.",
+    )
+    nudge_delay_s: float = Field(
+        60.0,
+        gt=0,
+        description="How long a wait and the person's absence (no task page of theirs open)"
+        " last before the email is sent.",
+    )
+    nudge_check_s: float = Field(
+        15.0,
+        gt=0,
+        description="How often each gateway replica looks for waits to email about.",
+    )
+    smtp_host: str = Field(
+        "",
+        description="The SMTP server nudge emails are sent through; empty: no emails.",
+    )
+    smtp_port: int = Field(
+        587, ge=1, le=65535, description="Its port (587 for STARTTLS, 465 for TLS)."
+    )
+    smtp_security: Literal["starttls", "tls", "plain"] = Field(
+        "starttls",
+        description="`starttls` (upgrade the connection, required), `tls` (TLS from the"
+        " start) or `plain` (no encryption: only for a server on loopback).",
+    )
+    smtp_from: str = Field(
+        "", description="The From address of nudge emails (needed with NOD_GATEWAY_SMTP_HOST)."
+    )
+    smtp_username: str = Field("", description="The SMTP login's name; empty: no login.")
+    smtp_password: SecretStr | None = Field(
+        None,
+        description="The SMTP login's password (NOD_GATEWAY_SMTP_PASSWORD_FILE for a mounted"
+        " secret).",
+    )
+    smtp_timeout_s: float = Field(
+        20.0, gt=0, description="The whole of one email's conversation with the SMTP server."
+    )
+
+    @property
+    def nudging(self) -> bool:
+        """Whether this gateway emails nudges at all."""
+        return self.nudges and bool(self.smtp_host)
+
+    @property
+    def page_seen_every_s(self) -> float:
+        """How often an open task page says it is open: well inside the delay."""
+        return min(15.0, self.nudge_delay_s / 4)
+
+    @field_validator("public_url")
+    @classmethod
+    def _a_base_url(cls, value: str) -> str:
+        value = value.strip().rstrip("/")
+        if not value:
+            return value
+        parts = urllib.parse.urlsplit(value)
+        if parts.scheme not in ("http", "https") or not parts.netloc or parts.query:
+            raise ValueError("must be an http(s) address such as https://nod.example")
+        return value
+
+    @field_validator("smtp_from")
+    @classmethod
+    def _an_address(cls, value: str) -> str:
+        value = value.strip()
+        problem = address_problem(value) if value else None
+        if problem:
+            raise ValueError(f"must be an email address ({problem[0].lower()}{problem[1:-1]})")
+        return value
+
+    @model_validator(mode="after")
+    def _smtp_complete(self) -> Self:
+        if not self.nudging:
+            return self
+        if not self.smtp_from:
+            raise ValueError(
+                "a From address (NOD_GATEWAY_SMTP_FROM) is needed with NOD_GATEWAY_SMTP_HOST"
+            )
+        if self.smtp_security == "plain" and not _loopback(self.smtp_host):
+            raise ValueError(
+                "plain SMTP (NOD_GATEWAY_SMTP_SECURITY=plain) is only for a server on"
+                " loopback: use starttls or tls for NOD_GATEWAY_SMTP_HOST"
+            )
+        if bool(self.smtp_username) != (self.smtp_password is not None):
+            raise ValueError(
+                "an SMTP login needs both NOD_GATEWAY_SMTP_USERNAME and"
+                " NOD_GATEWAY_SMTP_PASSWORD: set both, or neither"
+            )
+        return self
+
     @field_validator("trusted_proxies", mode="before")
     @classmethod
     def _comma_separated(cls, value: object) -> object:
@@ -114,3 +215,12 @@ class GatewaySettings(ServiceSettings):
                 " inside the window"
             )
         return self
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False

@@ -13,6 +13,11 @@ people = sa.Table(
     sa.Column(
         "created_at", sa.DateTime(timezone=True), server_default=sa.func.now(), nullable=False
     ),
+    # Where nudges go (nudges.py); NULL: none are emailed.
+    sa.Column("nudge_address", sa.Text, nullable=True),
+    # When a task page of theirs was last seen open (its live timeline says
+    # so while it streams): nudges wait for the person's absence.
+    sa.Column("page_seen_at", sa.DateTime(timezone=True), nullable=True),
 )
 
 sessions = sa.Table(
@@ -48,4 +53,22 @@ sign_in_attempts = sa.Table(
     sa.Index("sign_in_attempts_by_address", "address", "at"),
     # For pruning (people/pruning.py): the oldest are found without a scan.
     sa.Index("sign_in_attempts_by_time", "at"),
+)
+
+nudges = sa.Table(
+    "nudges",
+    metadata,
+    # One row per wait: the replica whose INSERT makes it is the one that emails.
+    sa.Column("task_id", sa.Text, primary_key=True),
+    sa.Column("wait_id", sa.Text, primary_key=True),
+    sa.Column("person", sa.Text, sa.ForeignKey("people.name", ondelete="CASCADE"), nullable=False),
+    sa.Column(
+        "claimed_at", sa.DateTime(timezone=True), server_default=sa.func.now(), nullable=False
+    ),
+    sa.Column("instance_id", sa.Text, nullable=False),
+    # sent | failed (the email is not tried again: a person may have read a
+    # failure's retry as a second nudge), NULL while it is being sent.
+    sa.Column("outcome", sa.Text, nullable=True),
+    sa.Column("ended_at", sa.DateTime(timezone=True), nullable=True),
+    sa.Index("nudges_by_person", "person"),
 )

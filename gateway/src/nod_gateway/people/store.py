@@ -10,7 +10,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from nod_gateway.people.models import people, sessions, sign_in_attempts
+from nod_gateway.people.models import nudges, people, sessions, sign_in_attempts
 
 # How stale a session's last_seen_at may get: a page load writes it only when
 # it is older than this, so reading pages does not write on every request.
@@ -139,6 +139,83 @@ async def close_session(engine: AsyncEngine, token: str) -> None:
         await conn.execute(sessions.delete().where(sessions.c.token_hash == _digest(token)))
 
 
+# --- nudges (nudges.py) ---------------------------------------------------
+
+
+async def nudge_address_of(engine: AsyncEngine, person: str) -> str | None:
+    async with engine.connect() as conn:
+        return await conn.scalar(sa.select(people.c.nudge_address).where(people.c.name == person))
+
+
+async def set_nudge_address(engine: AsyncEngine, person: str, address: str | None) -> None:
+    """The person's address for nudges; None removes it."""
+    async with engine.begin() as conn:
+        await conn.execute(
+            people.update().where(people.c.name == person).values(nudge_address=address)
+        )
+
+
+async def saw_page(engine: AsyncEngine, person: str) -> None:
+    """A task page of the person's is open now. Written only for a person
+    with an address: nobody else is nudged."""
+    async with engine.begin() as conn:
+        await conn.execute(
+            people.update()
+            .where(people.c.name == person, people.c.nudge_address.is_not(None))
+            .values(page_seen_at=sa.func.now())
+        )
+
+
+def _away(delay_s: float):
+    """No page of the person's seen open within the delay."""
+    since = sa.func.now() - dt.timedelta(seconds=delay_s)
+    return sa.or_(people.c.page_seen_at.is_(None), people.c.page_seen_at < since)
+
+
+async def away_with_address(engine: AsyncEngine, delay_s: float) -> list[tuple[str, str]]:
+    """(person, address) of everyone with an address and no page seen
+    open within the delay."""
+    async with engine.connect() as conn:
+        rows = await conn.execute(
+            sa.select(people.c.name, people.c.nudge_address)
+            .where(people.c.nudge_address.is_not(None), _away(delay_s))
+            .order_by(people.c.name)
+        )
+        return [(row.name, row.nudge_address) for row in rows]
+
+
+async def claim_nudge(
+    engine: AsyncEngine, person: str, task_id: str, wait_id: str, delay_s: float, instance: str
+) -> bool:
+    """True for the one caller, of every replica's, whose row this makes:
+    it sends the email. Nothing is claimed once a page of the person's was
+    seen open within the delay (read in the same statement)."""
+    still_away = sa.select(
+        sa.literal(task_id), sa.literal(wait_id), sa.literal(person), sa.literal(instance)
+    ).where(
+        sa.exists().where(
+            people.c.name == person, people.c.nudge_address.is_not(None), _away(delay_s)
+        )
+    )
+    statement = (
+        insert(nudges)
+        .from_select(["task_id", "wait_id", "person", "instance_id"], still_away)
+        .on_conflict_do_nothing(index_elements=[nudges.c.task_id, nudges.c.wait_id])
+        .returning(nudges.c.task_id)
+    )
+    async with engine.begin() as conn:
+        return (await conn.execute(statement)).first() is not None
+
+
+async def nudge_ended(engine: AsyncEngine, task_id: str, wait_id: str, outcome: str) -> None:
+    async with engine.begin() as conn:
+        await conn.execute(
+            nudges.update()
+            .where(nudges.c.task_id == task_id, nudges.c.wait_id == wait_id)
+            .values(outcome=outcome, ended_at=sa.func.now())
+        )
+
+
 # --- for the operator (nodctl people) -----------------------------------
 
 
@@ -201,7 +278,9 @@ async def end_sessions(engine: AsyncEngine, person: str, session_id: str | None 
 
 
 async def remove_person(engine: AsyncEngine, name: str) -> bool:
-    """Deletes the person and (by the foreign key) their sessions."""
+    """Deletes the person (their nudge address with them) and (by the
+    foreign key) their sessions and nudges."""
     async with engine.begin() as conn:
         await conn.execute(sessions.delete().where(sessions.c.person == name))
+        await conn.execute(nudges.delete().where(nudges.c.person == name))
         return (await conn.execute(people.delete().where(people.c.name == name))).rowcount == 1

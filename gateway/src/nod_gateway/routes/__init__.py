@@ -10,6 +10,7 @@ from nod_gateway.routes import (
     task,
     tasks,
     vault,
+    you,
 )
 
 ROUTERS = [
@@ -22,4 +23,5 @@ ROUTERS = [
     apps.router,
     history.router,
     decisions.router,
+    you.router,
 ]

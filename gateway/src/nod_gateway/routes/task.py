@@ -2,20 +2,26 @@
 person), the live timeline, the pictures of its steps' pages, Stop and
 Continue."""
 
+import asyncio
+import contextlib
 import uuid
 
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import RedirectResponse, Response
+from sqlalchemy.exc import SQLAlchemyError
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from nod.tasks.v1 import tasks_pb2 as tasks
 from nod_gateway import timeline, waits
 from nod_gateway.peers import Nod, ServiceCallFailed
+from nod_gateway.people import store
 from nod_gateway.web import fields, words
 from nod_gateway.web.errors import explain
 from nod_gateway.web.render import fragment, page
 from nod_gateway.web.sessions import PostedForm, SignedIn
+from nodkit.logging import get_logger
 
+log = get_logger("nod_gateway.task")
 router = APIRouter()
 # How long a browser waits before reconnecting a live timeline that dropped.
 RETRY_MS = 2000
@@ -80,6 +86,8 @@ async def task_events(request: Request, task_id: str, asked: SignedIn, after: in
 
     async def stream():
         ended = None
+        # While the stream is open the person's page is: no email nudges them.
+        seen = asyncio.ensure_future(_keep_seen(request, nod.person))
         try:
             async for reply in nod.watch_task(request_from):
                 # Every frame carries its event's number, a line's and the
@@ -102,10 +110,26 @@ async def task_events(request: Request, task_id: str, asked: SignedIn, after: in
         except ServiceCallFailed as failure:
             yield ServerSentEvent(explain(failure).message, event="problem", retry=RETRY_MS)
             return
+        finally:
+            seen.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await seen
         if ended:
             yield ServerSentEvent("", event="end")
 
     return EventSourceResponse(stream(), ping=15, headers={"x-accel-buffering": "no"})
+
+
+async def _keep_seen(request: Request, person: str) -> None:
+    """Says the person has a page open, now and every page_seen_every_s
+    (well inside the nudge delay), in the database every replica reads."""
+    parts = request.app.state.parts
+    while True:
+        try:
+            await store.saw_page(parts.engine, person)
+        except (SQLAlchemyError, OSError) as error:  # the database away: the stream goes on
+            log.warning("gateway.page_seen_unrecorded", error=type(error).__name__)
+        await asyncio.sleep(parts.settings.page_seen_every_s)
 
 
 @router.get("/tasks/{task_id}/steps/{step}/page")
