@@ -239,7 +239,7 @@ async def test_a_step_with_no_ids_asks_no_service():
         event(
             6, "model.attempt", model_attempt=tasks.ModelAttempt(request=1, attempt=1, status=200)
         ),
-        event(7, "task.queued", message="Continue."),
+        event(7, "task.queued", message="Continue.", person_words="Continue."),
         event(8, "task.ended", state=tasks.TASK_STATE_DONE),
     ):
         await timeline.line(NoServices(), other)  # type: ignore[arg-type]
@@ -364,15 +364,16 @@ def test_model_requests_show_only_when_an_attempt_failed():
 def test_queued_running_and_waiting_are_no_lines_and_the_person_is_quoted():
     for kind in ("task.queued", "task.running", "task.waiting"):
         assert timeline.describe(event(1, kind)) is None
-    said = timeline.describe(event(2, "task.queued", message="Anything left to do?"))
+    said = timeline.describe(event(2, "task.queued", person_words="Anything left to do?"))
     assert said is not None and said.title == "You said: “Anything left to do?”"
-    # The tasks service's own notes are not the person's words.
+    # The tasks service's own notes are its message, not the person's words.
     filled = event(3, "task.queued", message="private form one_time_code filled")
     assert timeline.describe(filled) is None
-    checked = event(4, "task.queued", message="The person checked step 4: it happened.")
-    assert timeline.describe(checked) is None
     noted = event(
-        5, "task.queued", message="The person checked step 4: it did not happen. Not in the app."
+        5,
+        "task.queued",
+        message="The person checked step 4: it did not happen. Not in the app.",
+        person_words="Not in the app.",
     )
     made = timeline.describe(noted)
     assert made is not None and made.title == "You said: “Not in the app.”"
@@ -471,7 +472,7 @@ def test_a_lines_html_carries_its_step_and_folds_its_details():
     assert (
         inside and "new_action_reason" in inside.group(0) and "&#34;target&#34;" in inside.group(0)
     )
-    said = timeline.describe(event(4, "task.queued", message="Go on."))
+    said = timeline.describe(event(4, "task.queued", message="Go on.", person_words="Go on."))
     assert said is not None and "data-step" not in render(said)
 
 

@@ -7,9 +7,6 @@ import asyncio
 from nod.tasks.v1 import tasks_pb2 as tasks
 from nod_gateway.peers import Nod
 from nod_gateway.timeline.lines import (
-    CHECKED,
-    CHECKED_FOUND,
-    FORM_FILLED,
     LINES_AT_ONCE,
     SAID_EVENTS,
     STEP_EVENTS,
@@ -19,19 +16,6 @@ from nod_gateway.timeline.lines import (
 from nod_gateway.timeline.lookups import look_up
 from nod_gateway.timeline.steps import describe_step
 from nod_gateway.web import words
-
-
-def _person_words(message: str) -> str:
-    """What the person said, from the message of an answer's event: their
-    own words, or none (a note of the tasks service's, not theirs)."""
-    text = message.strip()
-    if text.startswith(FORM_FILLED[0]) and text.endswith(FORM_FILLED[1]):
-        return ""
-    if text.startswith(CHECKED):
-        for found in CHECKED_FOUND:
-            if found in text:
-                return text.split(found, 1)[1].strip()
-    return text
 
 
 def describe(
@@ -61,7 +45,7 @@ def describe(
         title = words.ENDED.get(event.state, words.ENDED_ANYWAY)
         folded = [(words.NOTE_LABEL, event.message)] if event.message else []
         return Line(number, event.kind, at, title, badge=badge, clock=clock, folded=folded)
-    said = _person_words(event.message) if event.kind in SAID_EVENTS else ""
+    said = event.person_words.strip() if event.kind in SAID_EVENTS else ""
     if said and not (task is not None and said == task.text.strip()):
         title = words.SAID.format(text=said)
         return Line(number, "person.said", at, title, clock=clock)

@@ -44,9 +44,6 @@ SIGN_IN_FORMS = frozenset({"password", "login"})
 # not the person's own words: a private form filled (the step says it) and
 # a check of an uncertain step (its line says what they found; what they
 # typed with it follows the prefix).
-FORM_FILLED = ("private form ", " filled")
-CHECKED = "The person checked step "
-CHECKED_FOUND = (": it happened.", ": it did not happen.")
 
 
 Check: TypeAlias = tasks.EntryCheck.ValueType

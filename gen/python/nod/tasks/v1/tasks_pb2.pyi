@@ -620,6 +620,7 @@ class TaskEvent(_message.Message):
     MODEL_ATTEMPT_FIELD_NUMBER: _builtins.int
     WAIT_FIELD_NUMBER: _builtins.int
     MESSAGE_FIELD_NUMBER: _builtins.int
+    PERSON_WORDS_FIELD_NUMBER: _builtins.int
     number: _builtins.int
     task_id: _builtins.str
     kind: _builtins.str
@@ -630,6 +631,12 @@ class TaskEvent(_message.Message):
     """The task's state after this event."""
     message: _builtins.str
     """Words for the person (the end's message, what they said)."""
+    person_words: _builtins.str
+    """The person's own words in this event, and nothing else: an answer to a
+    question, what they said with a Continue, the note they added to what
+    they found. Empty when the event holds none (a form filled, the task's
+    first words, which are its text).
+    """
     @_builtins.property
     def at(self) -> _timestamp_pb2.Timestamp: ...
     @_builtins.property
@@ -652,10 +659,11 @@ class TaskEvent(_message.Message):
         model_attempt: Global___ModelAttempt | None = ...,
         wait: Global___Wait | None = ...,
         message: _builtins.str = ...,
+        person_words: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["at", b"at", "model_attempt", b"model_attempt", "step", b"step", "wait", b"wait"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["at", b"at", "kind", b"kind", "message", b"message", "model_attempt", b"model_attempt", "number", b"number", "state", b"state", "step", b"step", "task_id", b"task_id", "wait", b"wait"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["at", b"at", "kind", b"kind", "message", b"message", "model_attempt", b"model_attempt", "number", b"number", "person_words", b"person_words", "state", b"state", "step", b"step", "task_id", b"task_id", "wait", b"wait"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -143,4 +143,5 @@ def event_to_pb(event: TaskEvent) -> pb.TaskEvent:
         else None,
         wait=wait_to_pb(event.wait),
         message=event.message,
+        person_words=event.person_words,
     )

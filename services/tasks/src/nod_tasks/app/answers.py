@@ -20,6 +20,7 @@ async def answer_wait(
     step_end: StepEnd | None = None,
     said: str | None = None,
     note: str | None = None,
+    person_words: str = "",
     add_form: tuple[str, FilledForm] | None = None,
 ) -> TaskRecord | None:
     """None if the task no longer waits for this (answered already, stopped)."""
@@ -31,6 +32,7 @@ async def answer_wait(
         Which(task_id=task.id, waiting_for=wait),
         actor=actor,
         note=None if next_wait else note,
+        person_words=person_words,
         wait=next_wait,
         add_form=add_form,
     )

@@ -76,7 +76,13 @@ class Replies:
         wait = refuse_unless_waiting_for(task, WaitKind.ANSWER, question_id)
         async with self._db.transaction() as tx:
             moved = await answer_wait(
-                tx, task, wait, actor=task.owner, step_end=steps.done(Answered(text)), note=text
+                tx,
+                task,
+                wait,
+                actor=task.owner,
+                step_end=steps.done(Answered(text)),
+                note=text,
+                person_words=text,
             )
         return _answered(moved)
 
@@ -90,7 +96,9 @@ class Replies:
         found = "it happened" if resolution == Resolution.HAPPENED else "it did not happen"
         said = f"The person checked step {step}: {found}." + (f" {note}" if note else "")
         async with self._db.transaction() as tx:
-            moved = await answer_wait(tx, task, wait, actor=task.owner, said=said, note=said)
+            moved = await answer_wait(
+                tx, task, wait, actor=task.owner, said=said, note=said, person_words=note
+            )
             if moved is not None:
                 await tx.steps.resolve(task.id, step, resolution)
         return _answered(moved)

@@ -171,6 +171,7 @@ class Tasks:
                 actor=owner,
                 message="",
                 note=text,
+                person_words=text,
                 new_run=True,
             )
             if not moved:

@@ -91,6 +91,8 @@ class TaskEvent:
     # The task's state after it.
     state: TaskState
     message: str = ""
+    # The person's own words in it, nothing of the service's (see the proto).
+    person_words: str = ""
     wait: Wait | None = None
     step: StepView | None = None
     attempt: ModelAttempt | None = None

@@ -179,6 +179,28 @@ def attempt_to_json(attempt: ModelAttempt) -> Json:
     }
 
 
+# How events written before person_words held the person's words: in their
+# message, beside this service's own notes of a form filled or a check.
+_FORM_FILLED = ("private form ", " filled")
+_CHECKED = "The person checked step "
+_CHECKED_FOUND = (": it happened.", ": it did not happen.")
+
+
+def _person_words(kind: str, data: Json) -> str:
+    """The person's own words in an event. An event written before the field
+    was has them in its message, unless the message is a note of ours."""
+    if "person_words" in data:
+        return str(data["person_words"])
+    text = str(data.get("message", "")).strip() if kind == "task.queued" else ""
+    if text.startswith(_FORM_FILLED[0]) and text.endswith(_FORM_FILLED[1]):
+        return ""
+    if text.startswith(_CHECKED):
+        for found in _CHECKED_FOUND:
+            if found in text:
+                return text.split(found, 1)[1].strip()
+    return text
+
+
 def to_event(row: Any) -> TaskEvent:
     data = row.data or {}
     attempt = data.get("model_attempt")
@@ -189,6 +211,7 @@ def to_event(row: Any) -> TaskEvent:
         kind=row.kind,
         state=TaskState(row.state),
         message=data.get("message", ""),
+        person_words=_person_words(row.kind, data),
         wait=wait_from_json(data.get("wait")),
         step=step_view_from_json(data["step"]) if data.get("step") else None,
         attempt=ModelAttempt(**attempt) if attempt else None,

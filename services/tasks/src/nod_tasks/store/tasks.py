@@ -124,7 +124,7 @@ class TaskRows:
                 kind="task.queued",
                 state=row.state,
                 actor=owner,
-                data={"message": text},
+                data={"message": text, "person_words": ""},
             )
         )
         return to_task(row)
@@ -177,6 +177,7 @@ class TaskRows:
         actor: str,
         message: str | None = None,
         note: str | None = None,
+        person_words: str = "",
         wait: Wait | None = None,
         add_form: tuple[str, FilledForm] | None = None,
         new_run: bool = False,
@@ -192,6 +193,7 @@ class TaskRows:
             actor=actor,
             message=message,
             note=note,
+            person_words=person_words,
             wait=wait,
             add_form=add_form,
             new_run=new_run,
@@ -204,6 +206,7 @@ class TaskRows:
         actor: str,
         message: str | None = None,
         note: str | None = None,
+        person_words: str = "",
         wait: Wait | None = None,
         add_form: tuple[str, FilledForm] | None = None,
         new_run: bool = False,
@@ -233,6 +236,9 @@ class TaskRows:
             data["wait"] = wait_to_json(wait)
         if note is not None or message is not None:
             data["message"] = note if note is not None else message
+        # Always written, even empty: an event without it is one from before
+        # it was (store.records reads those the old way).
+        data["person_words"] = person_words
         leaves = frozenset(state.value for state in transition.leaves)
         rows = await history.move(
             self._conn,
