@@ -142,7 +142,7 @@ look-bench: setup
 screens: setup
 	rm -rf docs/screens
 	NOD_TEST_ARTIFACTS=docs/screens $(PY) -m pytest -n 0 -q gateway/tests/test_person_view.py \
-	  gateway/tests/test_demo_purchase.py
+	  gateway/tests/test_demo_purchase.py gateway/tests/test_look_for_me.py
 
 bench: setup
 	$(PY) bench/claims_bench.py

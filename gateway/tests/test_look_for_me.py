@@ -7,6 +7,7 @@ the step stays "may have happened", and the person still decides."""
 from playwright.async_api import expect
 
 from .outside import app_received
+from .test_person_view import photograph, read_as_a_person
 from .test_uncertain import _check_offered, _uncertain_note
 
 FOUND = "Found: it happened"
@@ -25,7 +26,9 @@ async def test_a_look_finds_the_lost_app_action_and_sends_nothing(nod, ada):
     look = page.locator("#timeline .line .look").last
     await expect(look.locator(".badge", has_text=FOUND)).to_be_visible(timeout=60_000)
     await expect(look).to_contain_text("The app lists this action as received")
-    await ada.shot("look-found-app-action")
+    # In words a person reads: no JSON, rule or tool names, model-facing text.
+    await read_as_a_person(page)
+    await photograph(ada, "look-found")
 
     # The page it saw is kept, for the person alone.
     picture = look.locator("img.line-page")
