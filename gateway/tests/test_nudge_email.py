@@ -5,7 +5,8 @@ Two gateways beside make run's run the nudge loop, both against one local
 SMTP server (aiosmtpd) with a 2 s delay, so several rounds of each pass
 while the test watches. Make run's own gateway sends nothing (no SMTP host).
 The email's link is the task page, which decides nothing: signed out it
-sends to sign-in, signed in it shows the page, and the wait stays."""
+sends to sign-in, signed in it shows the page, and the wait stays. A send
+the server refuses is recorded as failed and not tried again."""
 
 import asyncio
 import contextlib
@@ -16,6 +17,7 @@ import time
 import uuid
 
 import httpx
+import psycopg
 import pytest
 
 from nod.tasks.v1 import tasks_pb2 as tasks
@@ -187,6 +189,7 @@ async def test_one_email_per_wait_only_to_the_absent(nod, mail, replicas):
         assert email["subject"] == "nod needs you"
         link = f"{public}/tasks/{task.id}"
         assert LINK.findall(body) == [link], body
+        assert await nudge_rows(nod, task.id) == [(task.wait.id, "sent")]
         assert "nod needs" in body
 
         # The link decides nothing: signed out, sign-in; signed in, the page.
@@ -211,6 +214,37 @@ async def test_one_email_per_wait_only_to_the_absent(nod, mail, replicas):
         await asyncio.sleep(ROUNDS_S)
         assert len(to(handler, addresses["open"])) == 1
         assert len(to(handler, addresses["away"])) == 1
+
+
+async def nudge_rows(nod, task_id: str) -> list[tuple[str, str | None]]:
+    url = nod.database_url().replace("postgresql+psycopg://", "postgresql://")
+    async with await psycopg.AsyncConnection.connect(url) as conn:
+        cursor = await conn.execute(
+            "SELECT wait_id, outcome FROM gateway.nudges WHERE task_id = %s", (task_id,)
+        )
+        return await cursor.fetchall()
+
+
+@pytest.mark.timeout(300)
+async def test_a_failed_send_is_recorded_and_not_tried_again(nod, mail, replicas):
+    _, handler = mail
+    stubs = Stubs(nod)
+    name = f"nudge-fail-{uuid.uuid4().hex[:6]}"
+    address = f"{name}@example.com"
+    async with signed_in_client(replicas[1], name, nod.add_person(name)) as client:
+        await put_login(
+            stubs.vault, nod.meta(name), origin=nod.urls["shop"], password=SHOP_PASSWORD
+        )
+        assert (await set_address(client, address)).status_code == 303
+        handler.mode = "reject"
+        try:
+            task = await waiting_task(nod, stubs, name)
+            await until(lambda: to(handler, address), DELAY_S + 30, "no email tried")
+            await asyncio.sleep(ROUNDS_S)
+        finally:
+            handler.mode = "ok"
+        assert len(to(handler, address)) == 1, "a refused email was tried again"
+        assert await nudge_rows(nod, task.id) == [(task.wait.id, "failed")]
 
 
 BAD = [
