@@ -102,3 +102,26 @@ def test_a_secret_read_from_a_file_is_not_shown(env, tmp_path):
     settings = ExampleSettings()
     assert "hunter2-key" not in repr(settings)
     assert "hunter2-key" not in str(settings.model_dump())
+
+
+def test_a_settings_problem_naming_its_variables_keeps_their_names():
+    """A validator's message that starts with the variable it is about
+    reads as it was written; pydantic's own messages become a clause."""
+    from pydantic import ValidationError, model_validator
+    from pydantic_settings import BaseSettings
+
+    from nodkit.startup import settings_problem
+
+    class Limits(BaseSettings):
+        keep_s: float = 1.0
+
+        @model_validator(mode="after")
+        def _longer(self):
+            raise ValueError("NOD_KEEP_S must be at least a minute")
+
+    try:
+        Limits()
+    except ValidationError as error:
+        line = settings_problem(error, Limits)
+    assert "NOD_KEEP_S must be at least a minute" in line
+    assert "nOD_" not in line

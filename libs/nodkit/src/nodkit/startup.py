@@ -74,6 +74,8 @@ def _said(message: str) -> str:
     }
     for theirs, ours in replacements.items():
         message = message.replace(theirs, ours)
+    if message.startswith("NOD_"):  # a message that names its variables keeps them
+        return message
     return message[:1].lower() + message[1:]
 
 
