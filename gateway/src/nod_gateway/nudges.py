@@ -29,6 +29,7 @@ from nod.tasks.v1 import tasks_pb2 as tasks
 from nod_gateway.peers import Peers, ServiceCallFailed
 from nod_gateway.people import store
 from nod_gateway.settings import GatewaySettings
+from nod_gateway.web.words import NUDGE_SUBJECT, what_nod_waits_for
 from nodkit.background import every
 from nodkit.logging import get_logger
 
@@ -36,35 +37,13 @@ log = get_logger("nod_gateway.nudges")
 PAGE_SIZE = 100
 # The most waiting tasks one person's round reads (pages of PAGE_SIZE).
 MAX_PAGES = 10
-SUBJECT = "nod needs you"
-
-FORM_WORDS = {
-    tasks.FORM_KIND_ONE_TIME_CODE: "a one-time code",
-    tasks.FORM_KIND_PASSWORD: "a password",
-    tasks.FORM_KIND_LOGIN: "a saved login (or a password)",
-    tasks.FORM_KIND_SECURITY_CODE: "your card's security code",
-}
-KIND_WORDS = {
-    tasks.WAIT_KIND_DECISION: "nod needs your yes or no before it runs an app action.",
-    tasks.WAIT_KIND_PAYMENT: "nod needs your yes or no before it pays.",
-    tasks.WAIT_KIND_ANSWER: "nod asked you a question and waits for your answer.",
-    tasks.WAIT_KIND_CHECK: "nod can't tell whether a step happened, and needs you to check.",
-    tasks.WAIT_KIND_BANK_CONFIRMATION: "Your bank asks you to confirm a payment nod submitted.",
-}
-
-
-def what_nod_waits_for(wait: tasks.Wait) -> str:
-    if wait.kind == tasks.WAIT_KIND_PRIVATE_FORM:
-        what = FORM_WORDS.get(wait.form_kind, "something private")
-        return f"nod needs {what} from you, typed on nod's own page."
-    return KIND_WORDS.get(wait.kind, "nod waits for you.")
 
 
 def message_for(
     settings: GatewaySettings, address: str, task: tasks.Task
 ) -> email.message.EmailMessage:
     message = email.message.EmailMessage()
-    message["Subject"] = SUBJECT
+    message["Subject"] = NUDGE_SUBJECT
     message["From"] = settings.smtp_from
     message["To"] = address
     message["Date"] = email.utils.formatdate(localtime=False)

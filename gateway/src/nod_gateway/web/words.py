@@ -645,3 +645,28 @@ def clock(stamp: Timestamp) -> str:
     if not stamp.seconds:
         return ""
     return stamp.ToDatetime().strftime("%H:%M:%S")
+
+
+# The email sent when nod waits and no page of the person is open.
+NUDGE_SUBJECT = "nod needs you"
+
+NUDGE_FORM_WORDS = {
+    tasks.FORM_KIND_ONE_TIME_CODE: "a one-time code",
+    tasks.FORM_KIND_PASSWORD: "a password",
+    tasks.FORM_KIND_LOGIN: "a saved login (or a password)",
+    tasks.FORM_KIND_SECURITY_CODE: "your card's security code",
+}
+NUDGE_KIND_WORDS = {
+    tasks.WAIT_KIND_DECISION: "nod needs your yes or no before it runs an app action.",
+    tasks.WAIT_KIND_PAYMENT: "nod needs your yes or no before it pays.",
+    tasks.WAIT_KIND_ANSWER: "nod asked you a question and waits for your answer.",
+    tasks.WAIT_KIND_CHECK: "nod can't tell whether a step happened, and needs you to check.",
+    tasks.WAIT_KIND_BANK_CONFIRMATION: "Your bank asks you to confirm a payment nod submitted.",
+}
+
+
+def what_nod_waits_for(wait: tasks.Wait) -> str:
+    if wait.kind == tasks.WAIT_KIND_PRIVATE_FORM:
+        what = NUDGE_FORM_WORDS.get(wait.form_kind, "something private")
+        return f"nod needs {what} from you, typed on nod's own page."
+    return NUDGE_KIND_WORDS.get(wait.kind, "nod waits for you.")
