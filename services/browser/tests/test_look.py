@@ -150,7 +150,10 @@ async def test_a_look_copies_the_sessions_storage_and_the_copy_reaches_no_site(
 
         assert "Stored: kept" in looked.page.text
         await asyncio.sleep(STRAGGLERS_S)
-        assert site.arrived - arrived == {("GET", "/stored"): 1}, site.arrived
+        # Chromium may ask for the site's icon on its own; nothing else arrives.
+        came = site.arrived - arrived
+        came.pop(("GET", "/favicon.ico"), None)
+        assert came == {("GET", "/stored"): 1}, site.arrived
         assert elsewhere.received == elsewhere_got
         assert await where_it_is(browser_stub, as_person, session_id) == before
 
@@ -270,13 +273,18 @@ async def test_a_form_posted_before_the_page_loaded_does_not_hold_the_look(
 ):
     """Refused, a navigation the page asked for leaves Playwright waiting
     for a load it never sees: the look waits on the document instead, and
-    answers well inside the bound it would otherwise wait out."""
+    takes about as long as a look at a plain page, not the bound it would
+    otherwise wait out (measured against that look in the same moment, so a
+    busy machine slows both alike)."""
     loop = asyncio.get_running_loop()
+    began = loop.time()
+    await look(browser_stub, as_person, f"{site.url}/account")
+    plain_s = loop.time() - began
     began = loop.time()
 
     looked = await look(browser_stub, as_person, f"{site.url}/orders/early")
 
-    assert loop.time() - began < TEST_ACTION_TIMEOUT_S
+    assert loop.time() - began < plain_s + TEST_ACTION_TIMEOUT_S * 0.6
     assert looked.page.title == "Your orders" and "Order 42: paid" in looked.page.text
     assert site.count("POST") == 0
     again = await browser_stub.ReadPage(
