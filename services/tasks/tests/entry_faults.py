@@ -22,6 +22,9 @@ from nod.claims.v1 import claims_pb2_grpc
 from nod.payments.v1 import payments_pb2 as payments
 from nod.payments.v1 import payments_pb2_grpc
 from nod.tasks.v1 import tasks_pb2 as pb
+from nod.tasks.v1 import tasks_pb2_grpc as pb_grpc
+from nod_tasks.wiring import build
+from nodkit import service
 from nodkit.client import open_channel
 from nodtest.children import tied_to_me
 from nodtest.claims import CANARY_CARD, CANARY_PASSWORD
@@ -114,6 +117,69 @@ class Restartable:
         self.peer.stop()
         if self.spare is not None:
             self.spare.stop()
+
+
+def runner_env(env: dict[str, str], instance_id: str) -> dict[str, str]:
+    """A browser runner for fault cases: short deadlines and retries, so a
+    hung or restarted peer is noticed in seconds; its instance id names
+    its claims holder (runner_renewed)."""
+    return {
+        **env,
+        "NOD_INSTANCE_ID": instance_id,
+        "NOD_BROWSER_CLAIMS_TIMEOUT_S": "2",
+        "NOD_BROWSER_ACTION_TIMEOUT_S": "3",
+        "NOD_BROWSER_ENTRY_TIMEOUT_S": "10",
+        "NOD_BROWSER_END_RETRY_FIRST_S": "0.2",
+        "NOD_BROWSER_END_RETRY_MAX_S": "1",
+        "NOD_BROWSER_MIGRATION_POLL_S": "0.2",
+        "NOD_BROWSER_LEASE_RENEW_S": "0.5",
+    }
+
+
+async def restart_until_runner_renews(
+    db, runner: str, service: Restartable, armed: str = ""
+) -> None:
+    """A peer's next life; callers that failed to reach it meanwhile
+    wait out their channel's reconnect backoff before a case goes on:
+    the browser runner renews its lease again."""
+    renewed = await _lease_of(db, runner)
+    await service.restart(armed)
+    deadline = asyncio.get_running_loop().time() + 60
+    while await _lease_of(db, runner) == renewed:
+        assert asyncio.get_running_loop().time() < deadline, "the runner never renewed"
+        await asyncio.sleep(0.1)
+
+
+async def _lease_of(db, holder: str):
+    cursor = await db.execute(
+        "SELECT lease_expires_at FROM claims.holders WHERE holder = %s", (holder,)
+    )
+    row = await cursor.fetchone()
+    return row[0] if row else None
+
+
+class TasksLives:
+    """The tasks service in the test's process, started afresh (only ever
+    between runs of a case's task): each life stops the one before."""
+
+    def __init__(self, settings) -> None:
+        self._settings = settings
+        self._running: list = []
+
+    async def fresh(self) -> pb_grpc.TasksServiceStub:
+        await self.stop()
+        started = await service.start(
+            await build(self._settings), self._settings, listen="127.0.0.1:0"
+        )
+        channel = open_channel(started.address)
+        self._running.append((started, channel))
+        return pb_grpc.TasksServiceStub(channel)
+
+    async def stop(self) -> None:
+        while self._running:
+            started, channel = self._running.pop()
+            await channel.close()
+            await started.stop()
 
 
 def killed(process: ServiceProcess) -> bool:

@@ -35,9 +35,6 @@ import pytest
 from nod.approvals.v1 import approvals_pb2 as approvals
 from nod.approvals.v1 import approvals_pb2_grpc
 from nod.tasks.v1 import tasks_pb2 as pb
-from nod.tasks.v1 import tasks_pb2_grpc
-from nod_tasks.wiring import build
-from nodkit import service
 from nodkit.client import open_channel
 from nodtest.demo import SHOP_USERNAME
 from nodtest.processes import Peer
@@ -50,6 +47,7 @@ from .entry_faults import (
     Flow,
     Restartable,
     Run,
+    TasksLives,
     _later,
     _pay,
     _saved_login,
@@ -57,6 +55,8 @@ from .entry_faults import (
     fired,
     killed,
     reconciled,
+    restart_until_runner_renews,
+    runner_env,
     seed,
     settled,
     states_of,
@@ -228,11 +228,11 @@ class BenchRun(Run):
 class System:
     """The entry fault harness's system, with approvals restartable too."""
 
-    def __init__(self, services: dict[str, Restartable], db, model, start_tasks) -> None:
+    def __init__(self, services: dict[str, Restartable], db, model, tasks: TasksLives) -> None:
         self.services = services
         self.db = db
         self.model = model
-        self._start_tasks = start_tasks
+        self._tasks = tasks
 
     async def arm(self, cut: Cut) -> Restartable | None:
         owner = self.services[cut.where.split(".")[0]] if cut.fault else None
@@ -245,23 +245,10 @@ class System:
         return owner
 
     async def restart(self, service: Restartable, armed: str = "") -> None:
-        renewed = await _lease_of_runner(self.db)
-        await service.restart(armed)
-        deadline = asyncio.get_running_loop().time() + 60
-        while await _lease_of_runner(self.db) == renewed:
-            assert asyncio.get_running_loop().time() < deadline, "the runner never renewed"
-            await asyncio.sleep(0.1)
+        await restart_until_runner_renews(self.db, RUNNER, service, armed)
 
     async def fresh_tasks(self):
-        return await self._start_tasks()
-
-
-async def _lease_of_runner(db):
-    cursor = await db.execute(
-        "SELECT lease_expires_at FROM claims.holders WHERE holder = %s", (RUNNER,)
-    )
-    row = await cursor.fetchone()
-    return row[0] if row else None
+        return await self._tasks.fresh()
 
 
 @pytest.fixture(scope="module")
@@ -281,18 +268,7 @@ async def system(service_env, tasks_migrated, service_token, tmp_path_factory, d
     approvals_peer = await Peer("approvals", approvals_env, logs / "approvals.log").start()
     payments_env = {**env, "NOD_PAYMENTS_CLAIMS_TIMEOUT_S": "2"}
     payments = await Peer("payments", payments_env, logs / "payments.log").start()
-    browser_env = {
-        **env,
-        "NOD_INSTANCE_ID": RUNNER,
-        "NOD_BROWSER_CLAIMS_TIMEOUT_S": "2",
-        "NOD_BROWSER_ACTION_TIMEOUT_S": "3",
-        "NOD_BROWSER_ENTRY_TIMEOUT_S": "10",
-        "NOD_BROWSER_END_RETRY_FIRST_S": "0.2",
-        "NOD_BROWSER_END_RETRY_MAX_S": "1",
-        "NOD_BROWSER_MIGRATION_POLL_S": "0.2",
-        "NOD_BROWSER_LEASE_RENEW_S": "0.5",
-    }
-    browser = await Peer("browser", browser_env, logs / "browser.log").start()
+    browser = await Peer("browser", runner_env(env, RUNNER), logs / "browser.log").start()
     peers = Peers(claims, approvals_peer, payments, browser)
     model = await ModelServer().start()
     settings = tasks_settings(
@@ -305,18 +281,7 @@ async def system(service_env, tasks_migrated, service_token, tmp_path_factory, d
         entry_timeout_s=10.0,
         sweep_interval_s=1.0,
     )
-    running: list = []
-
-    async def start_tasks():
-        if running:
-            old, old_channel = running.pop()
-            await old_channel.close()
-            await old.stop()
-        started = await service.start(await build(settings), settings, listen="127.0.0.1:0")
-        channel = open_channel(started.address)
-        running.append((started, channel))
-        return tasks_pb2_grpc.TasksServiceStub(channel)
-
+    tasks = TasksLives(settings)
     services = {
         name: Restartable.of(peer, logs)
         for name, peer in (
@@ -326,10 +291,8 @@ async def system(service_env, tasks_migrated, service_token, tmp_path_factory, d
             ("browser", browser),
         )
     }
-    yield System(services, db, model, start_tasks)
-    for started, channel in running:
-        await channel.close()
-        await started.stop()
+    yield System(services, db, model, tasks)
+    await tasks.stop()
     await model.close()
     for restartable in services.values():
         restartable.stop()

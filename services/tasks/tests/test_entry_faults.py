@@ -8,16 +8,11 @@ the services recorded must show the entry went in at most once, nothing
 stayed RUNNING, and an entry cut off after it may have reached the site is
 UNCERTAIN."""
 
-import asyncio
 from dataclasses import dataclass
 
 import pytest
 
 from nod.tasks.v1 import tasks_pb2 as pb
-from nod.tasks.v1 import tasks_pb2_grpc
-from nod_tasks.wiring import build
-from nodkit import service
-from nodkit.client import open_channel
 from nodtest import fault_cases
 from nodtest.claims import CANARY_CARD, CANARY_PASSWORD
 from nodtest.demo import shop_count
@@ -30,12 +25,15 @@ from .entry_faults import (
     Flow,
     Restartable,
     Run,
+    TasksLives,
     answer_check_or_continue,
     asked_again,
     drive,
     fired,
     killed,
     reconciled,
+    restart_until_runner_renews,
+    runner_env,
     seed,
     settled,
     states_of,
@@ -119,12 +117,12 @@ CASES = fault_cases.cases(FLOWS)
 
 class System:
     def __init__(
-        self, services: dict[str, Restartable], db, model: ModelServer, start_tasks
+        self, services: dict[str, Restartable], db, model: ModelServer, tasks: TasksLives
     ) -> None:
         self.services = services
         self.db = db
         self.model = model
-        self._start_tasks = start_tasks
+        self._tasks = tasks
 
     async def arm(self, point: str, action: str) -> Restartable:
         """The point's service armed; every other one clean."""
@@ -136,27 +134,13 @@ class System:
         return owner
 
     async def restart(self, service: Restartable, armed: str = "") -> None:
-        """A peer's next life; callers that failed to reach it meanwhile
-        wait out their channel's reconnect backoff before a case goes on:
-        the browser runner renews its lease again, the tasks service
-        starts afresh (only ever between runs of a case's task)."""
-        renewed = await _lease_of_runner(self.db)
-        await service.restart(armed)
-        deadline = asyncio.get_running_loop().time() + 60
-        while await _lease_of_runner(self.db) == renewed:
-            assert asyncio.get_running_loop().time() < deadline, "the runner never renewed"
-            await asyncio.sleep(0.1)
+        """A peer's next life, once the runner renewed its lease after it;
+        the tasks service starts afresh (only ever between runs of a case's
+        task)."""
+        await restart_until_runner_renews(self.db, RUNNER, service, armed)
 
     async def fresh_tasks(self):
-        return await self._start_tasks()
-
-
-async def _lease_of_runner(db):
-    cursor = await db.execute(
-        "SELECT lease_expires_at FROM claims.holders WHERE holder = %s", (RUNNER,)
-    )
-    row = await cursor.fetchone()
-    return row[0] if row else None
+        return await self._tasks.fresh()
 
 
 @pytest.fixture(scope="module")
@@ -169,18 +153,7 @@ async def system(service_env, tasks_migrated, service_token, tmp_path_factory, d
     approvals = await Peer("approvals", approvals_env, logs / "approvals.log").start()
     payments_env = {**env, "NOD_PAYMENTS_CLAIMS_TIMEOUT_S": "2"}
     payments = await Peer("payments", payments_env, logs / "payments.log").start()
-    browser_env = {
-        **env,
-        "NOD_INSTANCE_ID": RUNNER,
-        "NOD_BROWSER_CLAIMS_TIMEOUT_S": "2",
-        "NOD_BROWSER_ACTION_TIMEOUT_S": "3",
-        "NOD_BROWSER_ENTRY_TIMEOUT_S": "10",
-        "NOD_BROWSER_END_RETRY_FIRST_S": "0.2",
-        "NOD_BROWSER_END_RETRY_MAX_S": "1",
-        "NOD_BROWSER_MIGRATION_POLL_S": "0.2",
-        "NOD_BROWSER_LEASE_RENEW_S": "0.5",
-    }
-    browser = await Peer("browser", browser_env, logs / "browser.log").start()
+    browser = await Peer("browser", runner_env(env, RUNNER), logs / "browser.log").start()
     peers = Peers(claims, approvals, payments, browser)
     model = await ModelServer().start()
     # The caller's deadlines, short: a hung peer is cut off by them. Not
@@ -198,26 +171,13 @@ async def system(service_env, tasks_migrated, service_token, tmp_path_factory, d
         entry_timeout_s=10.0,
         sweep_interval_s=1.0,
     )
-    running: list = []
-
-    async def start_tasks():
-        if running:
-            old, old_channel = running.pop()
-            await old_channel.close()
-            await old.stop()
-        started = await service.start(await build(settings), settings, listen="127.0.0.1:0")
-        channel = open_channel(started.address)
-        running.append((started, channel))
-        return tasks_pb2_grpc.TasksServiceStub(channel)
-
+    tasks = TasksLives(settings)
     services = {
         name: Restartable.of(peer, logs)
         for name, peer in (("claims", claims), ("payments", payments), ("browser", browser))
     }
-    yield System(services, db, model, start_tasks)
-    for started, channel in running:
-        await channel.close()
-        await started.stop()
+    yield System(services, db, model, tasks)
+    await tasks.stop()
     await model.close()
     for restartable in services.values():
         restartable.stop()
