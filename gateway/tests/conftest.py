@@ -36,6 +36,7 @@ def nod(tmp_path_factory):
         f"nod_test_web_{uuid.uuid4().hex[:8]}",
         # Short limits, so the tests of what happens after them run quickly.
         NOD_GATEWAY_SIGN_IN_FAILURES="5",
+        NOD_TASKS_BROWSER_SESSION_WAIT_S="6",
     )
     # A loaded machine (other test runs share it) can take minutes to start it.
     run.urls = run.start(timeout_s=400)  # type: ignore[attr-defined]

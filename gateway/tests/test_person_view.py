@@ -7,11 +7,15 @@ for the model (only the folded Details may hold what nod asked exactly).
 Each state is photographed at 1280 and 390 px (`make screens` keeps them
 under docs/screens/)."""
 
+import contextlib
 import re
+import uuid
 
+import grpc
 import pytest
 from playwright.async_api import Page, expect
 
+from nod.browser.v1 import browser_pb2, browser_pb2_grpc
 from nod_tasks.domain.tools import BY_NAME
 
 from .outside import SIGN_IN_TASK
@@ -126,3 +130,49 @@ async def test_stop_while_nod_waits_reads_stopped(nod, ada, then_continue):
     text = await read_as_a_person(page)
     assert "Nothing more to do" not in text
     await photograph(ada, "continued-after-stop")
+
+
+@contextlib.asynccontextmanager
+async def every_browser_place_taken(nod):
+    """Sessions opened straight on make run's browser until it refuses one
+    more (TOO_MANY_SESSIONS), closed again on the way out."""
+    channel = nod.channel("browser")
+    runner = browser_pb2_grpc.BrowserServiceStub(channel)
+    meta = nod.meta()
+    taken: list[str] = []
+    # Places held for a task of no one's: the browser doesn't know tasks.
+    hold = browser_pb2.OpenSessionRequest(task_id=str(uuid.uuid4()))
+    try:
+        while True:
+            assert len(taken) <= 256, "the browser never said it was full"
+            try:
+                opened = await runner.OpenSession(hold, metadata=meta)
+            except grpc.aio.AioRpcError as error:
+                assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED, error.details()
+                break
+            taken.append(opened.session_id)
+        yield
+    finally:
+        for session_id in taken:
+            close = browser_pb2.CloseSessionRequest(session_id=session_id)
+            await runner.CloseSession(close, metadata=meta)
+        await channel.close()
+
+
+async def test_a_full_browser_reads_didnt_finish_then_continue_goes_on(nod, ada):
+    """Every place in nod's browser taken: the task waits for one (a short
+    wait here, NOD_TASKS_BROWSER_SESSION_WAIT_S), then ends saying so in a
+    person's words; once places are free, Continue signs in after all."""
+    page = ada.page
+    async with every_browser_place_taken(nod):
+        await ada.start_task(SIGN_IN_TASK)
+        await ended_with(page, "Didn't finish")
+        text = await read_as_a_person(page)
+        assert "too many pages open at once" in text, text
+        await photograph(ada, "browser-full")
+
+    await page.get_by_label("Tell nod what you found, then continue").fill("try again")
+    await page.get_by_role("button", name="Continue").click()
+    await give_code(page, await one_time_code())
+    await ended_with(page, "Done")
+    await read_as_a_person(page)

@@ -220,11 +220,16 @@ def _folded(step: tasks.Step, found: Found) -> list[tuple[str, str]]:
 PICTURED_STATES = frozenset(
     {tasks.STEP_STATE_DONE, tasks.STEP_STATE_FAILED, tasks.STEP_STATE_UNCERTAIN}
 )
+# A step that failed for want of a browser page left none to picture: no
+# place in the browser, or the session already gone.
+NO_PAGE_REASONS = frozenset({"TOO_MANY_SESSIONS", "SESSION_NOT_FOUND", "SESSION_CLOSED"})
 
 
 def picture_of(task_id: str, step: tasks.Step) -> str:
     """The address of the picture of the page the step left, if it may have one."""
     if not task_id or step.tool not in PAGE_TOOLS or step.state not in PICTURED_STATES:
+        return ""
+    if step.reason_code in NO_PAGE_REASONS:
         return ""
     return f"/tasks/{task_id}/steps/{step.number}/page"
 

@@ -215,7 +215,10 @@ REASONS = {
     "ADDRESS_NOT_ALLOWED": (
         "That address is inside a private network, where nod's browser doesn't go."
     ),
-    "TOO_MANY_SESSIONS": "nod's browser had too many pages open at once, so nothing was done.",
+    "TOO_MANY_SESSIONS": (
+        "nod's browser had too many pages open at once, so nothing was done."
+        " Continue in a minute to try again."
+    ),
     # The browser's other answers.
     "PAGE_BUSY": "The browser was busy with another step, so nothing was done.",
     "SESSION_NOT_FOUND": "The browser's page had closed, so nothing was done.",

@@ -92,6 +92,24 @@ def _went_wrong(call: Call) -> Next | None:
     return None
 
 
+TRY_AGAIN_REASON = "the person continued after a step that did nothing; trying it again"
+
+
+def _try_again(calls: list[Call]) -> list[Call] | None:
+    """Continued after the script gave up on a step that touched nothing (a
+    page that couldn't be opened, a call refused before it ran, such as
+    nod's browser being full): the history up to that step, so the script
+    makes it again. None when anything may have happened, or nothing went
+    wrong: a continue then does nothing again (one use, one result)."""
+    ended, gave_up_at = calls[-1], calls[-2] if len(calls) > 1 else None
+    if gave_up_at is None or ended.arguments.get("outcome") != "not_done":
+        return None
+    touched_nothing = gave_up_at.outcome == "not_run" or (
+        gave_up_at.name == "navigate" and gave_up_at.outcome == "failed"
+    )
+    return calls[:-2] if touched_nothing else None
+
+
 def _refused_code(call: Call) -> bool:
     return (call.result or {}).get("check") == "did_not_work"
 
@@ -295,11 +313,18 @@ class ScriptedPlanner:
             )
         calls = history_of([message.body for message in request.messages])
         if calls and calls[-1].name == "finish":
-            # Continued after it ended: nothing is done again, and an answer
-            # in words (no tool call) ends the run; a second identical
-            # finish would be refused as a repeated call.
-            said = calls[-1].arguments.get("message", "")
-            return ModelReply(f"Nothing more to do. {said}".strip(), [])
+            if (retried := _try_again(calls)) is None:
+                # Continued after it ended: nothing is done again, and an
+                # answer in words (no tool call) ends the run; a second
+                # identical finish would be refused as a repeated call.
+                said = calls[-1].arguments.get("message", "")
+                return ModelReply(f"Nothing more to do. {said}".strip(), [])
+            step = script(request.context, retried) or finish("Signed in to the demo shop.")
+            name, arguments = step
+            arguments = {**arguments, "new_action_reason": TRY_AGAIN_REASON}
+            return ModelReply(
+                "", [ToolCall(id=f"call-{len(calls) + 1}", name=name, arguments=arguments)]
+            )
         step = script(request.context, calls) or finish("Signed in to the demo shop.")
         name, arguments = step
         return ModelReply(
