@@ -1,6 +1,7 @@
 """What a person reads of a task, read as a person would: the demo tasks
 and the ordinary mistakes (a wrong code, then a right one; three wrong
-codes; Stop while nod waits) end with a badge that says how the task came
+codes; Stop while nod waits and while it signs in; a browser with every
+place taken) end with a badge that says how the task came
 out and one sentence why, above a timeline of one line per step in words.
 Every line in view is read: no JSON, no tool or rule names, no words meant
 for the model (only the folded Details may hold what nod asked exactly).
@@ -18,7 +19,7 @@ from playwright.async_api import Page, expect
 from nod.browser.v1 import browser_pb2, browser_pb2_grpc
 from nod_tasks.domain.tools import BY_NAME
 
-from .outside import SIGN_IN_TASK
+from .outside import SIGN_IN_TASK, shop_mode
 from .shop import a_wrong_code, one_time_code
 
 # Words written for the model or the log, never for a person.
@@ -176,3 +177,28 @@ async def test_a_full_browser_reads_didnt_finish_then_continue_goes_on(nod, ada)
     await give_code(page, await one_time_code())
     await ended_with(page, "Done")
     await read_as_a_person(page)
+
+
+async def test_stop_while_nod_signs_in_reads_that_it_may_have_happened(nod, ada):
+    """Stop pressed while the saved login is on its way (the shop holds its
+    answer): the task reads Stopped, and the sign-in's line says it may
+    have happened, not that it didn't, and offers a look."""
+    page = ada.page
+    # The stop closed the browser page before the entry's picture could be
+    # taken: its line says no picture was kept (a 404 the page expects).
+    ada.expected_console.append(re.compile(r"status of 404"))
+    with shop_mode(nod.urls["shop"], "login", "hold"):
+        await ada.start_task(SIGN_IN_TASK)
+        signing_in = page.locator("#timeline .line", has_text="with your saved login")
+        await expect(signing_in.locator(".badge")).to_have_text("Running", timeout=60_000)
+        await page.get_by_role("button", name="Stop this task").click()
+        await ended_with(page, "Stopped")
+
+    await expect(signing_in.locator(".badge")).to_have_text("May have happened")
+    await expect(signing_in).to_contain_text("Check there before trying again")
+    await expect(page.get_by_role("button", name="Look for me")).to_be_visible()
+    await signing_in.get_by_text("Details").click()
+    await expect(signing_in).to_contain_text("No picture of this page was kept.")
+    text = await read_as_a_person(page)
+    assert "may have reached the site" in text, text
+    await photograph(ada, "stopped-while-signing-in")
