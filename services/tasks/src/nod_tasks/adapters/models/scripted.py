@@ -312,6 +312,7 @@ class ScriptedPlanner:
                 f"Without a model provider nod can only do the demo tasks: {names}.", []
             )
         calls = history_of([message.body for message in request.messages])
+        history, again = calls, False
         if calls and calls[-1].name == "finish":
             if (retried := _try_again(calls)) is None:
                 # Continued after it ended: nothing is done again, and an
@@ -319,14 +320,11 @@ class ScriptedPlanner:
                 # identical finish would be refused as a repeated call.
                 said = calls[-1].arguments.get("message", "")
                 return ModelReply(f"Nothing more to do. {said}".strip(), [])
-            step = script(request.context, retried) or finish("Signed in to the demo shop.")
-            name, arguments = step
-            arguments = {**arguments, "new_action_reason": TRY_AGAIN_REASON}
-            return ModelReply(
-                "", [ToolCall(id=f"call-{len(calls) + 1}", name=name, arguments=arguments)]
-            )
-        step = script(request.context, calls) or finish("Signed in to the demo shop.")
+            history, again = retried, True
+        step = script(request.context, history) or finish("Signed in to the demo shop.")
         name, arguments = step
+        if again:
+            arguments = {**arguments, "new_action_reason": TRY_AGAIN_REASON}
         return ModelReply(
             "", [ToolCall(id=f"call-{len(calls) + 1}", name=name, arguments=arguments)]
         )
