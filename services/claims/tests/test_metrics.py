@@ -158,11 +158,19 @@ async def test_the_metrics_port_closes_with_the_service(
         await asyncio.open_connection("127.0.0.1", port)
 
 
-async def test_only_get_metrics_is_answered(claims_metered):
-    running, _, _ = claims_metered
-    reader, writer = await asyncio.open_connection("127.0.0.1", running.metrics_port)
-    writer.write(b"GET /anything-else HTTP/1.1\r\nHost: x\r\n\r\n")
+async def answer_to(port: int, request_line: bytes) -> bytes:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(request_line + b"\r\nHost: x\r\nConnection: close\r\n\r\n")
     await writer.drain()
     answer = await asyncio.wait_for(reader.read(), 10)
     writer.close()
-    assert answer.startswith(b"HTTP/1.1 404")
+    return answer
+
+
+async def test_only_get_metrics_is_answered(claims_metered):
+    running, _, _ = claims_metered
+    port = running.metrics_port
+    assert (await answer_to(port, b"GET /anything-else HTTP/1.1")).startswith(b"HTTP/1.1 404")
+    assert (await answer_to(port, b"POST /metrics HTTP/1.1")).startswith(b"HTTP/1.1 405")
+    head = await answer_to(port, b"HEAD /metrics HTTP/1.1")
+    assert head.startswith(b"HTTP/1.1 200") and b"nod_" not in head
