@@ -1,7 +1,9 @@
 """A task's browser session is closed when the task ends, however it ends
 (done, failed, stopped, continued and done again): a runner holding a few
 sessions serves task after task, nothing stays open past a short grace,
-and the runner's memory doesn't grow with the tasks it served."""
+and the runner's memory doesn't grow with the tasks it served. A task that
+ended with a step that may have happened keeps its session for a look, but
+a person keeps only so many: a newer one closes the oldest."""
 
 import asyncio
 
@@ -12,7 +14,7 @@ from nodtest.proc import tree_pss_mib
 from nodtest.processes import Peer
 
 from .model_server import status, text, tool_call
-from .support import ended, wait_for, waiting
+from .support import begin, ended, wait_for, waiting
 
 RUNNER_PLACES = 2
 # How long a session may outlive its task: the end is told at once.
@@ -132,3 +134,53 @@ async def test_a_task_waits_for_a_place_in_a_full_browser(
         assert (done.state, done.outcome) == (pb.TASK_STATE_DONE, pb.TASK_OUTCOME_DONE)
     finally:
         browser.stop()
+
+
+async def test_past_the_cap_a_newer_kept_session_closes_the_oldest(
+    tasks_with, model_server, demo_person, shop_site, peers
+):
+    """Two sign-ins held past the step deadline end INTERRUPTED with the
+    entry UNCERTAIN, each keeping its session for a look; with one kept
+    session per person, the second's end closes the first's."""
+    stub = await tasks_with(
+        model_url=model_server.url, step_deadline_s=4.0, kept_sessions_per_person=1
+    )
+    channel = open_channel(peers.browser.address)
+    runner = browser_pb2_grpc.BrowserServiceStub(channel)
+    login = {
+        "login_id": demo_person.login.id,
+        "fields": {"username": "#username", "password": "#password"},
+        "submit": "#login button",
+    }
+    shop_site.state.set_mode("login", "hold")
+    ids: list[str] = []
+    kept: list[list[str]] = []
+    try:
+        for number in (1, 2):
+            model_server.script = [
+                tool_call("navigate", {"url": f"{shop_site.url}/login"}),
+                tool_call("enter_saved_login", login),
+            ]
+            task = await begin(stub, demo_person, f"sign in, held ({number})")
+            gone = await wait_for(stub, demo_person.meta, task.id, ended, timeout_s=60)
+            assert gone.state == pb.TASK_STATE_INTERRUPTED, gone
+            ids.append(task.id)
+            kept.append(await sessions_become(runner, demo_person.meta, [task.id]))
+        assert kept == [[ids[0]], [ids[1]]], "only the newest kept session should stay open"
+    finally:
+        shop_site.state.set_mode("login", "ok")
+        shop_site.state.release()
+        await channel.close()
+
+
+async def sessions_become(runner, as_person, task_ids: list[str]) -> list[str]:
+    """The task ids of the person's open sessions, once they are
+    `task_ids` (the end told, the cap applied) or GRACE_S has passed."""
+    loop = asyncio.get_running_loop()
+    give_up_at = loop.time() + GRACE_S
+    while True:
+        listed = await runner.ListSessions(browser_pb2.ListSessionsRequest(), metadata=as_person)
+        now = sorted(session.task_id for session in listed.sessions)
+        if now == sorted(task_ids) or loop.time() > give_up_at:
+            return now
+        await asyncio.sleep(0.2)

@@ -181,6 +181,13 @@ class TasksSettings(ServiceSettings):
         " pictures take at most this many bytes: past it, later ones are not kept (a log line"
         " says so). 0: no pictures are taken.",
     )
+    kept_sessions_per_person: int = Field(
+        4,
+        ge=0,
+        description="Ended tasks of one person that keep their browser session for a look"
+        " (a step that may have happened, unchecked): past this many, the oldest ones' sessions"
+        " close, freeing the runner's places; a look at one of those has nothing to read.",
+    )
     look_timeout_s: float = Field(
         30.0,
         gt=0,

@@ -81,7 +81,11 @@ async def build(settings: TasksSettings, *, provider: ModelProvider | None = Non
     lease = OwnLease(engine, INSTANCE_LEASES, settings.instance_id, settings.lease_ttl_s)
     recovery = Recovery(db, settings.instance_id)
     endings = Endings(
-        db, peers, batch=settings.outside_waits_batch, instance_id=settings.instance_id
+        db,
+        peers,
+        batch=settings.outside_waits_batch,
+        instance_id=settings.instance_id,
+        kept_sessions=settings.kept_sessions_per_person,
     )
     worker = Worker(
         RunDeps(db, peers, provider, settings, endings),

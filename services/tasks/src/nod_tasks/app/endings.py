@@ -14,7 +14,9 @@ every part is done, each service hears of it on its own:
   step nobody has checked that may have happened keeps its session, with
   the person's sign-in, for a "look for me" (G14) until the browser's idle
   limit closes it (NOD_BROWSER_SESSION_IDLE_S), a Continue's run ends, or
-  the person stops it; a stopped task's close at once (Stop interrupts);
+  the person stops it; a stopped task's close at once (Stop interrupts).
+  Each person keeps a few such sessions (NOD_TASKS_KEPT_SESSIONS_PER_PERSON):
+  a newer one closes the oldest, so kept sessions can't fill the runner;
 - the steps that waited for the person end from what approvals or payments
   say now, read back after the cancel;
 - a card entry cut off before it recorded its end (Stop, a crash) settles
@@ -54,10 +56,13 @@ CUT_OFF = "the card entry was cut off before its end was recorded"
 
 
 class Endings:
-    def __init__(self, db: Database, peers: Peers, *, batch: int, instance_id: str) -> None:
+    def __init__(
+        self, db: Database, peers: Peers, *, batch: int, instance_id: str, kept_sessions: int = 4
+    ) -> None:
         self._db = db
         self._peers = peers
         self._instance_id = instance_id
+        self._kept_sessions = kept_sessions
         self._to_tell = InTurn(
             db, lambda tx, limit, after: tx.tasks.to_tell(limit, after), batch=batch
         )
@@ -154,7 +159,29 @@ class Endings:
             for step, end in ends:
                 await tx.steps.end(step, end)
         log.info("task.end_told", task_id=task.id, state=task.state.value)
+        if keep_session:
+            await self._close_kept_beyond_cap(task.owner)
         return True
+
+    async def _close_kept_beyond_cap(self, owner: str) -> None:
+        """The person's ended tasks keeping a session for a look, past the
+        newest NOD_TASKS_KEPT_SESSIONS_PER_PERSON: each one's session is let
+        go in its row first (only while the task is still ended, so a
+        Continue that began meanwhile keeps it), then closed on its replica.
+        A close that fails is left to the browser's idle limit."""
+        async with self._db.reads() as tx:
+            kept = await tx.tasks.kept_sessions(owner)
+        for task_id, session_id in kept[self._kept_sessions :]:
+            async with self._db.transaction() as tx:
+                if not await tx.tasks.let_go_of_session(task_id, session_id):
+                    continue
+            try:
+                await self._peers.browser.close_session(owner, session_id)
+            except NodRpcError as error:
+                status = error.code.name
+                log.warning("endings.kept_session_not_closed", task_id=task_id, status=status)
+                continue
+            log.info("endings.kept_session_closed", task_id=task_id)
 
     async def _may_have_happened(self, task: TaskRecord) -> bool:
         """A step of it may have happened and nobody has checked yet."""

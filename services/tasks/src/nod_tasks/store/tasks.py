@@ -13,6 +13,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from nod_tasks.domain.steps import StepState
 from nod_tasks.domain.tasks import (
     ENDED_STATES,
     TRANSITIONS,
@@ -27,12 +28,16 @@ from nod_tasks.store.models import (
     TASK_HISTORY,
     continue_requests,
     events,
+    steps,
     tasks,
 )
 from nod_tasks.store.records import form_to_json, to_task, wait_to_json
 from nodkit import history, listing, tracing
 
 Cursor = tuple[datetime, str]
+# The ended states whose task may keep its browser session for a look: a
+# stopped task's sessions close at once.
+KEEPING_STATES = [state.value for state in ENDED_STATES if state != TaskState.STOPPED]
 
 
 @dataclass(frozen=True)
@@ -352,6 +357,44 @@ class TaskRows:
                 tasks.c.teller_instance == instance_id,
             )
             .values(cleanup_pending=False, teller_instance=None)
+            .returning(tasks.c.id)
+        )
+        return done is not None
+
+    async def kept_sessions(self, owner: str) -> list[tuple[str, str]]:
+        """(task id, session id) of the person's ended tasks (told, not
+        stopped) that keep their browser session for a look: a step of
+        theirs may have happened and nobody has checked. The newest first."""
+        unchecked = sa.exists().where(
+            steps.c.task_id == tasks.c.id,
+            steps.c.state == StepState.UNCERTAIN.value,
+            steps.c.resolution.is_(None),
+        )
+        rows = await self._conn.execute(
+            sa.select(tasks.c.id, tasks.c.session_id)
+            .where(
+                tasks.c.owner == owner,
+                tasks.c.state.in_(KEEPING_STATES),
+                tasks.c.session_id.is_not(None),
+                sa.not_(tasks.c.cleanup_pending),
+                unchecked,
+            )
+            .order_by(tasks.c.updated_at.desc(), tasks.c.id)
+        )
+        return [(row.id, row.session_id) for row in rows]
+
+    async def let_go_of_session(self, task_id: str, session_id: str) -> bool:
+        """The task no longer names its kept session, if it still names it
+        and is still ended (a Continue's run opens or keeps its own)."""
+        done = await self._conn.scalar(
+            tasks.update()
+            .where(
+                tasks.c.id == task_id,
+                tasks.c.session_id == session_id,
+                tasks.c.state.in_(KEEPING_STATES),
+                sa.not_(tasks.c.cleanup_pending),
+            )
+            .values(session_id=None)
             .returning(tasks.c.id)
         )
         return done is not None
