@@ -200,6 +200,7 @@ async def resolve_uncertain(task_id: str, step: int, asked: PostedForm):
     attempt: the task then makes a new request, never the old one again."""
     found = fields.choice(asked.form, "found", FOUND)
     note = fields.text(asked.form, "note", max_length=NOTE_MAX_LENGTH, required=False)
+    step = fields.step_number(step)
     await asked.nod.tasks.ResolveUncertain(resolution_request(task_id, step, found, note))
     return RedirectResponse(f"/tasks/{task_id}", status_code=303)
 
@@ -209,7 +210,8 @@ async def look_for_me(task_id: str, step: int, asked: PostedForm):
     """Look for me (G14): nod reads, read-only, where the uncertain step's
     result would show; what it found shows under the step. It decides
     nothing: the person still says what happened."""
-    await asked.nod.tasks.LookForMe(tasks.LookForMeRequest(task_id=task_id, step=step))
+    request = tasks.LookForMeRequest(task_id=task_id, step=fields.step_number(step))
+    await asked.nod.tasks.LookForMe(request)
     return RedirectResponse(f"/tasks/{task_id}", status_code=303)
 
 

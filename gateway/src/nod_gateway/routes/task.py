@@ -15,6 +15,7 @@ from nod.tasks.v1 import tasks_pb2 as tasks
 from nod_gateway import timeline, waits
 from nod_gateway.peers import Nod, ServiceCallFailed
 from nod_gateway.people import store
+from nod_gateway.read_ahead import ReadAhead
 from nod_gateway.web import fields, words
 from nod_gateway.web.errors import explain
 from nod_gateway.web.render import fragment, page
@@ -27,7 +28,6 @@ router = APIRouter()
 RETRY_MS = 2000
 # The pictures the tasks service keeps, and all a step's page is served as.
 PICTURE_TYPES = frozenset({"image/png", "image/jpeg"})
-MAX_STEP = 2**31 - 1
 
 
 async def get_task(nod: Nod, task_id: str) -> tasks.Task:
@@ -89,20 +89,24 @@ async def task_events(request: Request, task_id: str, asked: SignedIn, after: in
         # While the stream is open the person's page is: no email nudges them.
         seen = asyncio.ensure_future(_keep_seen(request, nod.person))
         try:
-            async for reply in nod.watch_task(request_from):
-                # Every frame carries its event's number, a line's and the
-                # panel's alike: a reconnecting browser resumes after the
-                # last event it saw, whether or not that event made a line.
-                number = str(reply.event.number)
-                made = await timeline.line(nod, reply.event, reply.task)
-                if made is not None:
-                    # A step's line replaces the one shown for the step.
-                    html = fragment(request, "_line.html", line=made)
-                    yield ServerSentEvent(html, event="line", id=number)
-                values = await panel_values(nod, reply.task)
-                html = fragment(request, "_now.html", **values)
-                yield ServerSentEvent(html, event="panel", id=number)
-                ended = values["ended"]
+            async with ReadAhead(nod.watch_task(request_from)) as replies:
+                async for reply in replies:
+                    # Every frame carries its event's number, a line's and
+                    # the panel's alike: a reconnecting browser resumes after
+                    # the last event it saw, whether or not that event made
+                    # a line.
+                    number = str(reply.event.number)
+                    made = await timeline.line(nod, reply.event, reply.task)
+                    if made is not None:
+                        # A step's line replaces the one shown for the step.
+                        html = fragment(request, "_line.html", line=made)
+                        yield ServerSentEvent(html, event="line", id=number)
+                    if replies.more_here:
+                        continue  # the next event's panel replaces this one at once
+                    values = await panel_values(nod, reply.task)
+                    html = fragment(request, "_now.html", **values)
+                    yield ServerSentEvent(html, event="panel", id=number)
+                    ended = values["ended"]
             if ended is None:
                 # Nothing new: the browser had every line (a drop came before
                 # the end frame). Say whether there is anything left to wait for.
@@ -148,10 +152,8 @@ async def look_page(task_id: str, step: int, asked: SignedIn) -> Response:
 
 
 async def _picture(asked: SignedIn, task_id: str, step: int, *, look: bool) -> Response:
-    if not 1 <= step <= MAX_STEP:
-        raise HTTPException(404, "There is nothing here, or it isn't yours.")
     reply = await asked.nod.tasks.GetStepScreenshot(
-        tasks.GetStepScreenshotRequest(task_id=task_id, step=step, look=look)
+        tasks.GetStepScreenshotRequest(task_id=task_id, step=fields.step_number(step), look=look)
     )
     if reply.media_type not in PICTURE_TYPES:
         raise HTTPException(404, "There is nothing here, or it isn't yours.")

@@ -2,6 +2,10 @@
 400 that names it and changes nothing."""
 
 from starlette.datastructures import FormData
+from starlette.exceptions import HTTPException
+
+# A step's number is the contract's int32, counted from 1.
+MAX_STEP = 2**31 - 1
 
 
 class BadField(Exception):
@@ -29,3 +33,11 @@ def choice(form: FormData, name: str, allowed: tuple[str, ...]) -> str:
     if value not in allowed:
         raise BadField(name, f"{name} must be one of: {', '.join(allowed)}.")
     return value
+
+
+def step_number(step: int) -> int:
+    """A step's number from an address: one no task can have is a 404,
+    never a call the contract can't carry."""
+    if not 1 <= step <= MAX_STEP:
+        raise HTTPException(404, "There is nothing here, or it isn't yours.")
+    return step
