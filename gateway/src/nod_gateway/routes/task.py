@@ -15,7 +15,6 @@ from nod.tasks.v1 import tasks_pb2 as tasks
 from nod_gateway import timeline, waits
 from nod_gateway.peers import Nod, ServiceCallFailed
 from nod_gateway.people import store
-from nod_gateway.read_ahead import ReadAhead
 from nod_gateway.web import fields, words
 from nod_gateway.web.errors import explain
 from nod_gateway.web.render import fragment, page
@@ -89,24 +88,20 @@ async def task_events(request: Request, task_id: str, asked: SignedIn, after: in
         # While the stream is open the person's page is: no email nudges them.
         seen = asyncio.ensure_future(_keep_seen(request, nod.person))
         try:
-            async with ReadAhead(nod.watch_task(request_from)) as replies:
-                async for reply in replies:
-                    # Every frame carries its event's number, a line's and
-                    # the panel's alike: a reconnecting browser resumes after
-                    # the last event it saw, whether or not that event made
-                    # a line.
-                    number = str(reply.event.number)
-                    made = await timeline.line(nod, reply.event, reply.task)
-                    if made is not None:
-                        # A step's line replaces the one shown for the step.
-                        html = fragment(request, "_line.html", line=made)
-                        yield ServerSentEvent(html, event="line", id=number)
-                    if replies.more_here:
-                        continue  # the next event's panel replaces this one at once
-                    values = await panel_values(nod, reply.task)
-                    html = fragment(request, "_now.html", **values)
-                    yield ServerSentEvent(html, event="panel", id=number)
-                    ended = values["ended"]
+            async for reply in nod.watch_task(request_from):
+                # Every frame carries its event's number, a line's and the
+                # panel's alike: a reconnecting browser resumes after the
+                # last event it saw, whether or not that event made a line.
+                number = str(reply.event.number)
+                made = await timeline.line(nod, reply.event, reply.task)
+                if made is not None:
+                    # A step's line replaces the one shown for the step.
+                    html = fragment(request, "_line.html", line=made)
+                    yield ServerSentEvent(html, event="line", id=number)
+                values = await panel_values(nod, reply.task)
+                html = fragment(request, "_now.html", **values)
+                yield ServerSentEvent(html, event="panel", id=number)
+                ended = values["ended"]
             if ended is None:
                 # Nothing new: the browser had every line (a drop came before
                 # the end frame). Say whether there is anything left to wait for.
