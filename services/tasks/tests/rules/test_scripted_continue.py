@@ -12,6 +12,9 @@ from nod_tasks.domain.model import Message, ModelRequest, SavedLogin, TaskContex
 LOGIN = SavedLogin(id="login-1", label="Demo shop", origin="https://shop.test", username="a•••")
 CONTEXT = TaskContext(task_id="task-1", text="Sign in to the demo shop", logins=[LOGIN])
 NAVIGATE = ("navigate", {"url": "https://shop.test/login"})
+LOGIN_PAGE = {"url": "https://shop.test/login", "login_form": True, "fields": [], "controls": []}
+READ_LOGIN_PAGE = (*NAVIGATE, {"outcome": "done", "page": LOGIN_PAGE})
+ENTRY = {"login_id": "login-1", "fields": {}, "submit": "Sign in"}
 GAVE_UP = (
     "finish",
     {"message": "I couldn't go on: the last step didn't work.", "outcome": "not_done"},
@@ -52,11 +55,9 @@ async def test_a_page_that_couldnt_be_opened_is_opened_again_as_a_new_action():
 
 
 async def test_a_call_refused_before_it_ran_is_made_again():
-    page = {"url": "https://shop.test/login", "login_form": True, "fields": [], "controls": []}
-    entry = {"login_id": "login-1", "fields": {"username": "username", "password": "password"}}
     reply = await next_call(
-        (*NAVIGATE, {"outcome": "done", "page": page}),
-        ("enter_saved_login", {**entry, "submit": "Sign in"}, {"outcome": "not_run", "why": "…"}),
+        READ_LOGIN_PAGE,
+        ("enter_saved_login", ENTRY, {"outcome": "not_run", "why": "…"}),
         (*GAVE_UP, {"outcome": "done"}),
     )
     [call] = reply.tool_calls
@@ -65,22 +66,18 @@ async def test_a_call_refused_before_it_ran_is_made_again():
 
 
 async def test_after_something_that_may_have_happened_nothing_is_made_again():
-    page = {"url": "https://shop.test/login", "login_form": True, "fields": [], "controls": []}
-    entry = {"login_id": "login-1", "fields": {}, "submit": "Sign in"}
     reply = await next_call(
-        (*NAVIGATE, {"outcome": "done", "page": page}),
-        ("enter_saved_login", entry, {"outcome": "uncertain", "why": "no answer"}),
+        READ_LOGIN_PAGE,
+        ("enter_saved_login", ENTRY, {"outcome": "uncertain", "why": "no answer"}),
         (*GAVE_UP, {"outcome": "done"}),
     )
     assert reply.tool_calls == [] and reply.text.startswith("Nothing more to do.")
 
 
 async def test_after_a_failed_entry_nothing_is_typed_again():
-    page = {"url": "https://shop.test/login", "login_form": True, "fields": [], "controls": []}
-    entry = {"login_id": "login-1", "fields": {}, "submit": "Sign in"}
     reply = await next_call(
-        (*NAVIGATE, {"outcome": "done", "page": page}),
-        ("enter_saved_login", entry, {"outcome": "failed", "why": "the page went away"}),
+        READ_LOGIN_PAGE,
+        ("enter_saved_login", ENTRY, {"outcome": "failed", "why": "the page went away"}),
         (*GAVE_UP, {"outcome": "done"}),
     )
     assert reply.tool_calls == []
