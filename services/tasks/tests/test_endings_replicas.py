@@ -54,7 +54,16 @@ async def other_replica(settings) -> AsyncIterator[OtherReplica]:
         await INSTANCE_LEASES.renew(conn, settings.instance_id, 300)
     db = Database(engine, hot, settings.db_call_timeout_s)
     try:
-        yield OtherReplica(db, Endings(db, peers, batch=10, instance_id=settings.instance_id))
+        yield OtherReplica(
+            db,
+            Endings(
+                db,
+                peers,
+                batch=10,
+                instance_id=settings.instance_id,
+                kept_sessions=settings.kept_sessions_per_person,
+            ),
+        )
     finally:
         await peers.close()
         await hot.close()

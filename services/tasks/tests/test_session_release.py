@@ -24,15 +24,16 @@ GRACE_S = 10.0
 MEMORY_GROWTH = 1.10
 
 
-async def sessions_left(runner, as_person) -> list[str]:
-    """The task ids of the runner's open sessions, once they are all closed
-    or GRACE_S has passed."""
+async def sessions_become(runner, as_person, task_ids: list[str]) -> list[str]:
+    """The task ids of the person's open sessions, once they are
+    `task_ids` (each end told) or GRACE_S has passed."""
     loop = asyncio.get_running_loop()
     give_up_at = loop.time() + GRACE_S
     while True:
         listed = await runner.ListSessions(browser_pb2.ListSessionsRequest(), metadata=as_person)
-        if not listed.sessions or loop.time() > give_up_at:
-            return [session.task_id for session in listed.sessions]
+        now = sorted(session.task_id for session in listed.sessions)
+        if now == sorted(task_ids) or loop.time() > give_up_at:
+            return now
         await asyncio.sleep(0.2)
 
 
@@ -89,7 +90,7 @@ async def test_sessions_close_when_their_tasks_end(
             assert task.state != pb.TASK_STATE_FAILED or how == "failed", task.message
             if number % RUNNER_PLACES == 0:
                 # A third of the tasks done: every session closed, then the memory.
-                assert await sessions_left(runner, as_person) == [], f"after task {number}"
+                assert await sessions_become(runner, as_person, []) == [], f"after task {number}"
                 memory.append(await settled_pss_mib(browser.process.process.pid))  # type: ignore[union-attr]
 
         first, last = memory[0], memory[-1]
@@ -171,16 +172,3 @@ async def test_past_the_cap_a_newer_kept_session_closes_the_oldest(
         shop_site.state.set_mode("login", "ok")
         shop_site.state.release()
         await channel.close()
-
-
-async def sessions_become(runner, as_person, task_ids: list[str]) -> list[str]:
-    """The task ids of the person's open sessions, once they are
-    `task_ids` (the end told, the cap applied) or GRACE_S has passed."""
-    loop = asyncio.get_running_loop()
-    give_up_at = loop.time() + GRACE_S
-    while True:
-        listed = await runner.ListSessions(browser_pb2.ListSessionsRequest(), metadata=as_person)
-        now = sorted(session.task_id for session in listed.sessions)
-        if now == sorted(task_ids) or loop.time() > give_up_at:
-            return now
-        await asyncio.sleep(0.2)

@@ -57,7 +57,7 @@ CUT_OFF = "the card entry was cut off before its end was recorded"
 
 class Endings:
     def __init__(
-        self, db: Database, peers: Peers, *, batch: int, instance_id: str, kept_sessions: int = 4
+        self, db: Database, peers: Peers, *, batch: int, instance_id: str, kept_sessions: int
     ) -> None:
         self._db = db
         self._peers = peers

@@ -38,6 +38,8 @@ Cursor = tuple[datetime, str]
 # The ended states whose task may keep its browser session for a look: a
 # stopped task's sessions close at once.
 KEEPING_STATES = [state.value for state in ENDED_STATES if state != TaskState.STOPPED]
+# Ended in one of them, and its end told (a Continue's run is not yet begun).
+_MAY_KEEP = sa.and_(tasks.c.state.in_(KEEPING_STATES), sa.not_(tasks.c.cleanup_pending))
 
 
 @dataclass(frozen=True)
@@ -372,13 +374,7 @@ class TaskRows:
         )
         rows = await self._conn.execute(
             sa.select(tasks.c.id, tasks.c.session_id)
-            .where(
-                tasks.c.owner == owner,
-                tasks.c.state.in_(KEEPING_STATES),
-                tasks.c.session_id.is_not(None),
-                sa.not_(tasks.c.cleanup_pending),
-                unchecked,
-            )
+            .where(tasks.c.owner == owner, tasks.c.session_id.is_not(None), _MAY_KEEP, unchecked)
             .order_by(tasks.c.updated_at.desc(), tasks.c.id)
         )
         return [(row.id, row.session_id) for row in rows]
@@ -391,8 +387,7 @@ class TaskRows:
             .where(
                 tasks.c.id == task_id,
                 tasks.c.session_id == session_id,
-                tasks.c.state.in_(KEEPING_STATES),
-                sa.not_(tasks.c.cleanup_pending),
+                _MAY_KEEP,
             )
             .values(session_id=None)
             .returning(tasks.c.id)
