@@ -10,6 +10,7 @@ import pytest
 from aiohttp import web
 
 from nod.browser.v1 import browser_pb2 as pb
+from nod_browser.app.widgets import NAMED_KEYS
 from nodtest.addresses import SITE_HOST
 from nodtest.browser import browser_open, field_ref, poll
 
@@ -121,6 +122,23 @@ async def test_a_bad_option_or_key_is_refused_naming_the_field(browser_stub, as_
         )
     )
     assert (wrong_key.code, wrong_key.field) == (grpc.StatusCode.INVALID_ARGUMENT, "key")
+    # Keys of the right shape Playwright doesn't know, alone or after a held one.
+    for key in ("00", "Shift+00", "Enterr", "Control+Foo"):
+        unknown = await refused(
+            browser_stub.PressKey(
+                pb.PressKeyRequest(session_id=session_id, key=key), metadata=as_person
+            )
+        )
+        assert (unknown.code, unknown.field) == (grpc.StatusCode.INVALID_ARGUMENT, "key"), key
+
+
+async def test_every_key_name_nod_accepts_is_one_playwright_presses(browser_stub, as_person, site):
+    session_id, _ = await browser_open(browser_stub, as_person, f"{site.url}/")
+    for key in [*sorted(NAMED_KEYS), "a", "Z", "7", "Shift+Tab", "ControlOrMeta+a"]:
+        reply = await browser_stub.PressKey(
+            pb.PressKeyRequest(session_id=session_id, key=key), metadata=as_person
+        )
+        assert reply.page.url.startswith(site.url), key
 
 
 async def test_a_popup_the_site_opens_is_listed_and_can_be_turned_to(browser_stub, as_person, site):

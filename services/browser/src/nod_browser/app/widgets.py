@@ -14,13 +14,31 @@ from nod_browser.app.sessions import Session
 from nod_browser.settings import BrowserSettings
 from nodkit.errors import FailedPrecondition, InvalidArgument, Unavailable
 
-# Playwright's key names ("Enter", "ArrowDown", "Shift+Tab", "a").
+# Playwright's key names ("Enter", "ArrowDown", "Shift+Tab", "a"): a letter
+# or digit, or a name from its US keyboard layout. Checked here, whole, before
+# anything is pressed: Playwright finds an unknown key only when it comes to
+# it, with the keys before it in a combination already held down.
 KEY = re.compile(r"^[A-Za-z0-9]+(\+[A-Za-z0-9]+)*$")
+NAMED_KEYS = frozenset(
+    """Escape F1 F2 F3 F4 F5 F6 F7 F8 F9 F10 F11 F12 Backquote Digit0 Digit1 Digit2 Digit3
+    Digit4 Digit5 Digit6 Digit7 Digit8 Digit9 Minus Equal Backslash Backspace Tab KeyA KeyB
+    KeyC KeyD KeyE KeyF KeyG KeyH KeyI KeyJ KeyK KeyL KeyM KeyN KeyO KeyP KeyQ KeyR KeyS KeyT
+    KeyU KeyV KeyW KeyX KeyY KeyZ BracketLeft BracketRight CapsLock Semicolon Quote Enter
+    Comma Period Slash Space ShiftLeft ShiftRight ControlLeft ControlRight AltLeft AltRight
+    AltGraph MetaLeft MetaRight ContextMenu PrintScreen ScrollLock Pause PageUp PageDown
+    Insert Delete Home End ArrowLeft ArrowUp ArrowRight ArrowDown NumLock NumpadDivide
+    NumpadMultiply NumpadSubtract NumpadAdd NumpadDecimal NumpadEnter Numpad0 Numpad1 Numpad2
+    Numpad3 Numpad4 Numpad5 Numpad6 Numpad7 Numpad8 Numpad9 Shift Control Alt Meta
+    ControlOrMeta""".split()
+)
 MAX_SCROLL_PAGES = 20
 
 
 def check_key(key: str) -> str:
-    if not KEY.fullmatch(key) or len(key) > 40:
+    known = KEY.fullmatch(key) and all(
+        len(name) == 1 or name in NAMED_KEYS for name in key.split("+")
+    )
+    if not known or len(key) > 40:
         raise InvalidArgument("key", "must be a key as Playwright names it, e.g. Enter or Tab")
     return key
 
