@@ -155,6 +155,7 @@ bench: setup
 	$(PY) bench/tasks_bench.py
 	$(PY) bench/gateway_bench.py
 	$(PY) bench/memory_bench.py
+	$(PY) bench/chromium_bench.py
 
 # Leaves nothing that can't be decrypted: the database make run created is
 # dropped with var/; one it found keeps its vault key (scripts/nodrun/clean.py).

@@ -104,7 +104,7 @@ async def test_the_browser_serves_from_its_own_wheels_with_debian_chromium(
             "NOD_INSTANCE_ID": "browser-from-wheels",
             "NOD_BROWSER_LISTEN": f"127.0.0.1:{browser_port}",
             "NOD_CLAIMS_ADDR": f"127.0.0.1:{claims_port}",
-            "NOD_BROWSER_CHROMIUM": "/usr/bin/chromium",
+            "NOD_BROWSER_CHROMIUM": "/usr/bin/chromium-headless-shell",
         },
         home=elsewhere,
     )

@@ -23,15 +23,17 @@ FROM python:3.11-slim-bookworm
 RUN useradd --uid 10001 --user-group --no-create-home --home-dir /tmp \
     --shell /usr/sbin/nologin nod
 
-# browser only: Debian's Chromium and fonts for the pages it reads; never a
-# browser build of Playwright's own. Debian's security updates replace
-# chromium's version, so pinning one would break the next build
-# (DL3008): the base image's Debian release is the pin.
+# browser only: Debian's headless Chromium (the shell without the desktop
+# browser, which spends CPU painting pages nobody sees) and fonts for the
+# pages it reads; never a browser build of Playwright's own. Debian's
+# security updates replace its version, so pinning one would break the next
+# build (DL3008): the base image's Debian release is the pin.
 # hadolint ignore=DL3008
 RUN apt-get update \
- && apt-get install --yes --no-install-recommends chromium fonts-liberation fonts-noto-core \
+ && apt-get install --yes --no-install-recommends chromium-headless-shell fonts-liberation \
+    fonts-noto-core \
  && rm -rf /var/lib/apt/lists/*
-ENV NOD_BROWSER_CHROMIUM=/usr/bin/chromium
+ENV NOD_BROWSER_CHROMIUM=/usr/bin/chromium-headless-shell
 # browser only: end
 COPY --from=build /opt/nod /opt/nod
 ENV PATH=/opt/nod/bin:$PATH \

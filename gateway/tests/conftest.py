@@ -24,7 +24,7 @@ expect.set_options(timeout=20_000)
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 ARTIFACTS = pathlib.Path(os.environ.get("NOD_TEST_ARTIFACTS") or ROOT / "var/test-artifacts")
-CHROMIUM = os.environ.get("NOD_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM = os.environ.get("NOD_CHROMIUM", "/usr/bin/chromium-headless-shell")
 
 
 @pytest.fixture(scope="package")

@@ -18,7 +18,7 @@ CHROMIUM_ARGS = [
 async def chromium():
     async with async_playwright() as playwright:
         browser = await playwright.chromium.launch(
-            executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS
+            executable_path="/usr/bin/chromium-headless-shell", headless=True, args=CHROMIUM_ARGS
         )
         yield browser
         await browser.close()

@@ -20,8 +20,9 @@ class BrowserSettings(ServiceSettings):
     # Playwright never downloads a browser.
     chromium: str = Field(
         "",
-        description="Path of the Chromium to run (the image sets /usr/bin/chromium); empty:"
-        " `chromium` or `chromium-browser` found on PATH.",
+        description="Path of the Chromium to run (the image sets"
+        " /usr/bin/chromium-headless-shell); empty: `chromium-headless-shell`, `chromium` or"
+        " `chromium-browser`, the first found on PATH.",
     )
     lease_renew_s: float = Field(
         10.0,
