@@ -1,0 +1,106 @@
+"""Where make test spends its CPU, by test module: an opt-in pytest plugin
+and its report.
+
+make test is bound by the machine's two cores, not by waiting, so the way
+to a shorter run is less CPU, and the first question is whose. Wall time
+can't say: three workers share the cores, and a module that waits looks as
+long as one that burns. The plugin writes when each worker starts and ends
+each test; nodtest.cpu_sampler, run beside, charges every process's CPU to
+the worker whose environment it carries (whatever a test starts, and
+whatever that starts). The report puts the two together: a module's CPU is
+what its worker's processes used while the worker ran it (its teardown
+included, up to the next module's first test). The machine's PostgreSQL is
+nobody's child: it is shown apart, as is everything else ("other").
+
+    python -m nodtest.cpu_sampler var/cpu-samples.jsonl &
+    NOD_TEST_CPU_LOG=$PWD/var/cpu.jsonl \\
+      make test PYTEST_ARGS="-n 3 --dist loadscope -p nodtest.cpu_account"
+    python -m nodtest.cpu_account var/cpu.jsonl var/cpu-samples.jsonl
+"""
+
+import bisect
+import collections
+import json
+import os
+import sys
+import time
+
+import pytest
+
+_TICKS_PER_S = os.sysconf("SC_CLK_TCK")
+
+
+def _machine_cpu_s() -> float:
+    """The machine's busy CPU seconds since boot (all cores; idle and
+    iowait left out)."""
+    with open("/proc/stat") as stat:
+        fields = [int(v) for v in stat.readline().split()[1:]]
+    return (sum(fields[:8]) - fields[3] - fields[4]) / _TICKS_PER_S
+
+
+def _write(at: str, test: str) -> None:
+    path = os.environ.get("NOD_TEST_CPU_LOG")
+    if not path:
+        return
+    record = {
+        "at": at,
+        "test": test,
+        "worker": os.environ.get("PYTEST_XDIST_WORKER", "main"),
+        "pid": os.getpid(),
+        "wall": time.time(),
+        "machine": _machine_cpu_s(),
+    }
+    with open(path, "a") as log:
+        log.write(json.dumps(record) + "\n")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_logstart(nodeid: str, location) -> None:
+    _write("start", nodeid)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_logfinish(nodeid: str, location) -> None:
+    _write("end", nodeid)
+
+
+def module_cpu(records: list[dict], samples: list[dict]) -> dict[str, float]:
+    """CPU seconds by module (and postgres, other) from the plugin's records
+    and the sampler's samples."""
+    windows: dict[str, list[tuple[float, str]]] = collections.defaultdict(list)
+    worker_of_pid: dict[str, str] = {}
+    for record in sorted(records, key=lambda r: r["wall"]):
+        windows[record["worker"]].append((record["wall"], record["test"].split("::")[0]))
+        worker_of_pid[f"pid:{record['pid']}"] = record["worker"]
+    starts = {worker: [began for began, _ in mine] for worker, mine in windows.items()}
+    charged: dict[str, float] = collections.defaultdict(float)
+    for sample in samples[1:]:  # the first holds every process's life so far
+        for owner, used in sample["used"].items():
+            worker = worker_of_pid.get(owner, owner)
+            if worker not in windows:
+                charged[owner] += used
+                continue
+            mine = windows[worker]
+            at = bisect.bisect_right(starts[worker], sample["wall"])
+            charged[mine[at - 1][1] if at else "(before its first test)"] += used
+    return charged
+
+
+def main(records_path: str, samples_path: str, top: int = 40) -> None:
+    with open(records_path) as log:
+        records = [json.loads(line) for line in log]
+    with open(samples_path) as log:
+        samples = [json.loads(line) for line in log]
+    charged = module_cpu(records, samples)
+    wall = max(r["wall"] for r in records) - min(r["wall"] for r in records)
+    machine = max(r["machine"] for r in records) - min(r["machine"] for r in records)
+    print(
+        f"run: {wall:.0f} s; the machine busy {machine:.0f} CPU-s ({machine / wall:.2f} cores);"
+        f" sampled {sum(charged.values()):.0f} CPU-s"
+    )
+    for owner, used in sorted(charged.items(), key=lambda kv: -kv[1])[:top]:
+        print(f"{used:7.0f}  {owner}")
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:3])
