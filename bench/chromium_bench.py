@@ -9,7 +9,8 @@ Per build, in rounds that alternate the two (BENCH_CHROMIUM_ROUNDS, 3):
          BENCH_CHROMIUM_OPENS (10) times; CPU and wall time per open.
   idle:  pages open and loaded (BENCH_CHROMIUM_PAGES, 4: tasks waiting for
          their person) and nothing done for BENCH_CHROMIUM_IDLE_S (5);
-         CPU per page per second, as a share of one core.
+         CPU per page per second, as a share of one core, and the memory
+         each page added (the Pss of the driver and its Chromium).
 
 CPU is every process of that Chromium (the browser, its renderers, its GPU
 and utility processes) from /proc, user and system time. Prints a table and
@@ -29,6 +30,8 @@ import time
 from aiohttp import web
 from playwright.async_api import Browser, async_playwright
 
+from nodtest.proc import family, tree_pss_mib
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "services" / "browser" / "src"))
 from nod_browser.adapters.chromium import LAUNCH_ARGS  # noqa: E402
@@ -46,60 +49,18 @@ FORM = (
 )
 
 
-def descendants(root_pid: int) -> list[int]:
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
+def chromium_cpu_s(driver: int) -> float:
+    """CPU seconds of the driver's descendants (its Chromium), user and
+    system, from /proc."""
+    total = 0
+    for pid in family(driver)[1:]:
         try:
-            with open(f"/proc/{entry}/stat") as stat:
-                parent = int(stat.read().rpartition(")")[2].split()[1])
-        except OSError:
-            continue
-        children.setdefault(parent, []).append(int(entry))
-    found, todo = [], list(children.get(root_pid, []))
-    while todo:
-        pid = todo.pop()
-        found.append(pid)
-        todo += children.get(pid, [])
-    return found
-
-
-def chromium_pss_mib(root_pid: int) -> float:
-    """The Chromium's memory as its pod counts it: the sum of its processes'
-    Pss, shared pages counted once."""
-    total_kib = 0
-    for pid in descendants(root_pid):
-        try:
-            with open(f"/proc/{pid}/smaps_rollup") as rollup:
-                total_kib += next(
-                    int(line.split()[1]) for line in rollup if line.startswith("Pss:")
-                )
-        except (OSError, StopIteration):
-            continue
-    return total_kib / 1024
-
-
-def chromium_cpu_s(root_pid: int) -> float:
-    """CPU seconds of root_pid's descendants (the driver's Chromium)."""
-    children: dict[int, list[int]] = {}
-    times: dict[int, float] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as stat:
+            with open(f"/proc/{pid}/stat") as stat:
                 fields = stat.read().rpartition(")")[2].split()
         except OSError:
             continue
-        children.setdefault(int(fields[1]), []).append(int(entry))
-        times[int(entry)] = (int(fields[11]) + int(fields[12])) / TICKS_PER_S
-    total, todo = 0.0, list(children.get(root_pid, []))
-    while todo:
-        pid = todo.pop()
-        total += times.get(pid, 0.0)
-        todo += children.get(pid, [])
-    return total
+        total += int(fields[11]) + int(fields[12])
+    return total / TICKS_PER_S
 
 
 def driver_pid() -> int:
@@ -140,7 +101,7 @@ async def one_round(browser: Browser, driver: int, url: str) -> dict[str, float]
         await context.close()
     open_cpu = (chromium_cpu_s(driver) - began_cpu) / OPENS
     open_wall = (time.monotonic() - began) / OPENS
-    before_pss = chromium_pss_mib(driver)
+    before_pss = tree_pss_mib(driver)
     contexts = [await browser.new_context(service_workers="block") for _ in range(PAGES)]
     for context in contexts:
         await (await context.new_page()).goto(url)
@@ -148,7 +109,7 @@ async def one_round(browser: Browser, driver: int, url: str) -> dict[str, float]
     began_cpu = chromium_cpu_s(driver)
     await asyncio.sleep(IDLE_S)
     idle_share = (chromium_cpu_s(driver) - began_cpu) / IDLE_S / PAGES
-    pss_per_page = (chromium_pss_mib(driver) - before_pss) / PAGES
+    pss_per_page = (tree_pss_mib(driver) - before_pss) / PAGES
     for context in contexts:
         await context.close()
     return {
