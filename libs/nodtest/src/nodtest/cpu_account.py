@@ -103,4 +103,4 @@ def main(records_path: str, samples_path: str, top: int = 40) -> None:
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:3])
+    main(sys.argv[1], sys.argv[2])
