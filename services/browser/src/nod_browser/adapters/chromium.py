@@ -6,7 +6,7 @@ desktop browser around it (what Playwright itself runs headless). Measured
 (bench/chromium_bench.py, three rounds): a page that sits open waiting for
 its person costs it no CPU, where the full `chromium` in its headless mode
 spends 5-11 % of a core per page painting frames nobody sees; each page
-open holds 23 MiB (Pss) against 72-76; and a session opened, loaded and
+open holds 23-25 MiB (Pss) against 70-80; and a session opened, loaded and
 closed costs 0.23-0.26 x the full build's CPU and 0.36-0.37 x its time.
 The full `chromium` still runs nod, found after it.
 
