@@ -21,7 +21,6 @@ import asyncio
 import json
 import os
 import pathlib
-import re
 import shutil
 import statistics
 import sys
@@ -30,7 +29,7 @@ import time
 from aiohttp import web
 from playwright.async_api import Browser, async_playwright
 
-from nodtest.proc import family, tree_pss_mib
+from nodtest.proc import TICKS_PER_S, cpu_ticks, family, stat_fields, tree_pss_mib
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "services" / "browser" / "src"))
@@ -41,7 +40,6 @@ ROUNDS = int(os.environ.get("BENCH_CHROMIUM_ROUNDS", "3"))
 OPENS = int(os.environ.get("BENCH_CHROMIUM_OPENS", "10"))
 PAGES = int(os.environ.get("BENCH_CHROMIUM_PAGES", "4"))
 IDLE_S = float(os.environ.get("BENCH_CHROMIUM_IDLE_S", "5"))
-TICKS_PER_S = os.sysconf("SC_CLK_TCK")
 FORM = (
     "<!doctype html><title>Sign in</title><h1>Sign in</h1>"
     "<form method=post><label>Email <input name=email></label>"
@@ -52,29 +50,19 @@ FORM = (
 def chromium_cpu_s(driver: int) -> float:
     """CPU seconds of the driver's descendants (its Chromium), user and
     system, from /proc."""
-    total = 0
-    for pid in family(driver)[1:]:
-        try:
-            with open(f"/proc/{pid}/stat") as stat:
-                fields = stat.read().rpartition(")")[2].split()
-        except OSError:
-            continue
-        total += int(fields[11]) + int(fields[12])
-    return total / TICKS_PER_S
+    ticks = sum(cpu_ticks(fields) for pid in family(driver)[1:] if (fields := stat_fields(pid)))
+    return ticks / TICKS_PER_S
 
 
 def driver_pid() -> int:
     """This process's Playwright driver (node): Chromium is its child."""
-    for entry in os.listdir("/proc"):
+    for pid in family(os.getpid())[1:]:
         try:
-            with open(f"/proc/{entry}/stat") as stat:
-                fields = stat.read().rpartition(")")[2].split()
-            with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
-                command = cmdline.read()
-        except (OSError, ValueError):
+            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                if b"playwright/driver" in cmdline.read():
+                    return pid
+        except OSError:
             continue
-        if int(fields[1]) == os.getpid() and re.search(rb"playwright/driver", command):
-            return int(entry)
     raise RuntimeError("no Playwright driver under this process")
 
 

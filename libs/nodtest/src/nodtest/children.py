@@ -11,8 +11,9 @@ Start a tied child from the thread that lives as long as the process (the
 event loop's, the main one): the kernel ties it to the starting thread."""
 
 import os
-import pathlib
 import sys
+
+from nodtest.proc import stat_fields
 
 # `python -c GUARD <parent pid> <program> <args...>`; a parent already gone
 # before the death signal was set is seen, and the child does not start.
@@ -35,12 +36,9 @@ def still_running(groups: list[int]) -> list[int]:
     """The processes, zombies aside, in these process groups: a group is
     what a child started in a session of its own leaves behind it."""
     found = []
-    for stat in pathlib.Path("/proc").glob("[0-9]*/stat"):
-        try:
-            # pid (comm) state ppid pgrp ...; comm may hold spaces
-            after_comm = stat.read_text().rpartition(")")[2].split()
-        except (FileNotFoundError, ProcessLookupError):
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or (fields := stat_fields(entry)) is None:
             continue
-        if after_comm[0] != "Z" and int(after_comm[2]) in groups:
-            found.append(int(stat.parent.name))
+        if fields[0] != "Z" and int(fields[2]) in groups:
+            found.append(int(entry))
     return found

@@ -16,7 +16,8 @@ import os
 import sys
 import time
 
-_TICKS_PER_S = os.sysconf("SC_CLK_TCK")
+from nodtest.proc import TICKS_PER_S, cpu_ticks, stat_fields
+
 _OWNER = b"PYTEST_XDIST_WORKER="
 
 
@@ -42,16 +43,6 @@ def owner_of(pid: str, parent_owner: str | None) -> str:
         return "other"
 
 
-def stat_of(pid: str) -> tuple[str, int] | None:
-    """The parent's pid and the CPU ticks used (user and system)."""
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            fields = stat.read().rpartition(")")[2].split()
-    except OSError:
-        return None
-    return fields[1], int(fields[11]) + int(fields[12])
-
-
 def sample_forever(path: str, every_s: float) -> None:
     seen: dict[str, tuple[str, int]] = {}  # pid: (owner, ticks)
     while True:
@@ -59,9 +50,9 @@ def sample_forever(path: str, every_s: float) -> None:
         alive: dict[str, tuple[str, int]] = {}
         # In pid order, parents mostly before their children.
         for pid in sorted((p for p in os.listdir("/proc") if p.isdigit()), key=int):
-            if pid == str(os.getpid()) or (got := stat_of(pid)) is None:
+            if pid == str(os.getpid()) or (fields := stat_fields(pid)) is None:
                 continue
-            parent, ticks = got
+            parent, ticks = fields[1], cpu_ticks(fields)
             owner, before = seen.get(pid, (None, 0))
             if owner is None:
                 known = alive.get(parent) or seen.get(parent)
@@ -70,7 +61,7 @@ def sample_forever(path: str, every_s: float) -> None:
             used[owner] = used.get(owner, 0) + ticks - before
         seen = alive
         with open(path, "a") as log:
-            shares = {owner: ticks / _TICKS_PER_S for owner, ticks in used.items()}
+            shares = {owner: ticks / TICKS_PER_S for owner, ticks in used.items()}
             log.write(json.dumps({"wall": time.time(), "used": shares}) + "\n")
         time.sleep(every_s)
 

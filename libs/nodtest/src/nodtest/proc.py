@@ -1,9 +1,26 @@
 """What /proc (Linux) says of a process and its children, for the
 benchmarks' memory figures and the long-run tests'."""
 
+import os
 import pathlib
 
 MIB = 1024  # /proc reports kB
+TICKS_PER_S = os.sysconf("SC_CLK_TCK")
+
+
+def stat_fields(pid: int | str) -> list[str] | None:
+    """/proc/<pid>/stat's fields after the command name, which may hold
+    spaces: state, ppid, pgrp, ..., utime and stime at 11 and 12. None for
+    a process that is gone."""
+    try:
+        return pathlib.Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return None
+
+
+def cpu_ticks(fields: list[str]) -> int:
+    """User and system CPU time from stat_fields, in clock ticks."""
+    return int(fields[11]) + int(fields[12])
 
 
 def proc_kib(pid: int, file: str, key: str) -> int:
@@ -22,13 +39,9 @@ def proc_kib(pid: int, file: str, key: str) -> int:
 def family(pid: int) -> list[int]:
     """The process and every descendant of it, from /proc (Linux)."""
     children: dict[int, list[int]] = {}
-    for stat in pathlib.Path("/proc").glob("[0-9]*/stat"):
-        try:
-            # pid (comm) state ppid ...; comm may hold spaces
-            ppid = int(stat.read_text().rpartition(")")[2].split()[1])
-        except (FileNotFoundError, ProcessLookupError, IndexError, ValueError):
-            continue
-        children.setdefault(ppid, []).append(int(stat.parent.name))
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and (fields := stat_fields(entry)):
+            children.setdefault(int(fields[1]), []).append(int(entry))
     found, todo = [], [pid]
     while todo:
         current = todo.pop()
