@@ -100,6 +100,24 @@ def main(records_path: str, samples_path: str, top: int = 40) -> None:
     )
     for owner, used in sorted(charged.items(), key=lambda kv: -kv[1])[:top]:
         print(f"{used:7.0f}  {owner}")
+    kinds, born = kind_cpu(samples)
+    print("\nby kind of process: CPU-s, processes born, CPU-s each")
+    for kind, used in sorted(kinds.items(), key=lambda kv: -kv[1])[:top]:
+        count = born.get(kind, 0)
+        each = f"{used / count:7.2f}" if count else "       "
+        print(f"{used:7.0f} {count:6d} {each}  {kind}")
+
+
+def kind_cpu(samples: list[dict]) -> tuple[dict[str, float], dict[str, int]]:
+    """CPU seconds and processes born, by kind of process (the sampler's)."""
+    used: dict[str, float] = collections.defaultdict(float)
+    born: dict[str, int] = collections.defaultdict(int)
+    for sample in samples[1:]:
+        for kind, seconds in sample.get("kinds", {}).items():
+            used[kind] += seconds
+        for kind, count in sample.get("born", {}).items():
+            born[kind] += count
+    return used, born
 
 
 if __name__ == "__main__":
