@@ -102,24 +102,20 @@ def check_ports_free() -> None:
             )
 
 
-def run_step(env: dict[str, str], module: str, *args: str) -> None:
-    done = subprocess.run([PY, "-m", module, *args], env=env, capture_output=True, text=True)
+def run_step(env: dict[str, str], argv: list[str]) -> None:
+    done = subprocess.run(argv, env=env, capture_output=True, text=True)
     if done.returncode != 0:
-        sys.exit(f"{module} {args[0]} failed:\n{done.stdout}{done.stderr}")
+        sys.exit(f"{done.stdout}{done.stderr}".rstrip())
 
 
-def migrate(env: dict[str, str]) -> None:
-    for service in [*SERVICES, GATEWAY]:
-        if service.migrates:
-            run_step(env, service.module, "migrate")
-
-
-def add_first_person(env: dict[str, str]) -> None:
-    """The demo person may sign in to the web UI with the password kept in
-    var/ (made on the first run, readable by its owner only; said when made)."""
+def prepare(env: dict[str, str]) -> None:
+    """Every schema to head and the demo person able to sign in to the web
+    UI (nodrun/prepare.py, one process), with the password kept in var/
+    (made on the first run, readable by its owner only; said when made)."""
     password_file = VAR / summary.PASSWORD_FILE
     existed = password_file.exists()
-    run_step(env, GATEWAY.module, "add-person", demo.PERSON, "--password-file", str(password_file))
+    prepare = ROOT / "scripts/nodrun/prepare.py"
+    run_step(env, [PY, str(prepare), demo.PERSON, str(password_file)])
     if not existed:
         print(local_secrets.web_password_made(demo.PERSON, password_file), flush=True)
 
@@ -165,8 +161,7 @@ def run(database_url: str, output: OutputWhileRead, limits: Limits) -> int:
         # The operator's too: nodctl beside make run is a caller of its own.
         names = [service.name for service in [*SERVICES, GATEWAY]]
         tls.ensure_certificates(VAR, [*names, "operator"])
-    migrate(env)
-    add_first_person(env)
+    prepare(env)
     shop_port, app_port = demo_ports()
     shop_url, app_url = f"http://{DEMO_HOST}:{shop_port}", f"http://{DEMO_HOST}:{app_port}"
 

@@ -43,13 +43,13 @@ def test_a_vault_key_from_the_environment_is_neither_made_nor_said(tmp_path):
 def test_a_new_web_password_is_said_and_a_kept_one_is_not(tmp_path, monkeypatch, capsys):
     password_file = tmp_path / "web-password"
 
-    def add_person(env, module, *args):  # what `nod-gateway add-person` does with the file
+    def add_person(env, argv):  # what `nod-gateway add-person` does with the file
         if not password_file.exists():
             password_file.write_text("a new password for ada")
 
     monkeypatch.setattr(run, "VAR", tmp_path)
     monkeypatch.setattr(run, "run_step", add_person)
-    run.add_first_person({})
+    run.prepare({})
     assert capsys.readouterr().out == (f"nod: made a new web password for ada in {password_file}\n")
-    run.add_first_person({})
+    run.prepare({})
     assert capsys.readouterr().out == ""
