@@ -1,7 +1,7 @@
 """Call any nod service method with JSON, using server reflection (grpcurl,
 installed by `make setup` as .venv/bin/grpcurl, does the same).
 
-    .venv/bin/python scripts/nodcall.py ADDRESS SERVICE/METHOD 'JSON' [--user PERSON]
+    .venv/bin/python scripts/nodcall.py ADDRESS SERVICE/METHOD 'JSON' [--user PERSON_ID]
 
 The service token comes from NOD_SERVICE_TOKEN, else var/service-token (what
 `make run` made). With NOD_TLS_CERT_FILE, NOD_TLS_KEY_FILE and NOD_TLS_CA_FILE
@@ -12,7 +12,7 @@ Server-streaming methods print each message as it comes.
 A refusal prints its code, message, ErrorInfo reason and the bad field.
 Example:
     .venv/bin/python scripts/nodcall.py 127.0.0.1:50051 \\
-        nod.claims.v1.VaultService/ListItems '{}' --user ada
+        nod.claims.v1.VaultService/ListItems '{}' --user "$ADA"
 """
 
 import argparse

@@ -198,12 +198,16 @@ async def test_make_run_with_every_hop_over_mutual_tls(tmp_path):
         task = await run_demo_task(run, "Buy the desk lamp at the demo shop")
         assert task.state == pb.TASK_STATE_DONE, task.message
         assert shop_counts(stand_ins["shop"]) == {"login": 1, "otp": 1, "checkout": 1}
+        # The services know ada by the id the gateway gave her, which make
+        # run's grpcurl example names.
+        ada = run.person_id("ada")
+        assert ada and ada != "ada" and f"-H 'x-nod-user: {ada}'" in run.log_text()
         # scripts/nodcall.py with the gateway's certificate and no token at all.
         tls_files = run.var / "tls"
         listed = await asyncio.to_thread(
             subprocess.run,
             [sys.executable, str(ROOT / "scripts/nodcall.py"), run.addresses["claims"],
-             "nod.claims.v1.VaultService/ListItems", "{}", "--user", "ada"],
+             "nod.claims.v1.VaultService/ListItems", "{}", "--user", ada],
             env={
                 "PATH": "/usr/bin:/bin",
                 "NOD_TLS_CERT_FILE": str(tls_files / "gateway.pem"),
@@ -218,7 +222,7 @@ async def test_make_run_with_every_hop_over_mutual_tls(tmp_path):
         tasks = await asyncio.to_thread(
             subprocess.run,
             [str(ROOT / ".venv/bin/grpcurl"), "-cacert", "tls/ca.pem", "-cert", "tls/gateway.pem",
-             "-key", "tls/gateway-key.pem", "-authority", "tasks", "-H", "x-nod-user: ada",
+             "-key", "tls/gateway-key.pem", "-authority", "tasks", "-H", f"x-nod-user: {ada}",
              "-d", "{}", run.addresses["tasks"], "nod.tasks.v1.TasksService/ListTasks"],
             capture_output=True, text=True, timeout=60, cwd=run.var,
         )  # fmt: skip

@@ -78,6 +78,7 @@ async def until(check, what: str) -> None:
 
 
 async def add_person(database_url, service_token) -> str:
+    """A new person: their id, which their sessions name."""
     name = f"pia-{uuid.uuid4().hex[:6]}"
     engine = create_engine(
         GatewaySettings(database_url=database_url, service_token=service_token), "gateway"
@@ -85,9 +86,11 @@ async def add_person(database_url, service_token) -> str:
     try:
         hashed = await asyncio.to_thread(passwords.hash_password, "a long password 1")
         await store.add_person(engine, name, hashed, replace=True)
+        person = await store.person_id_of(engine, name)
     finally:
         await engine.dispose()
-    return name
+    assert person is not None
+    return person
 
 
 def pruned_lines(log_tee) -> list[dict]:

@@ -26,12 +26,14 @@ async def seed(
     claims_addr: str,
     approvals_addr: str,
     token,
+    person_id: str,
     shop_url: str,
     app_url: str,
     *,
     tls: Tls | None = None,
 ) -> None:
-    meta = call_metadata(token, PERSON)
+    """person_id: the demo person's id, which the services know them by."""
+    meta = call_metadata(token, person_id)
     async with open_channel(claims_addr, tls=tls, peer="claims") as channel:
         vault = claims_pb2_grpc.VaultServiceStub(channel)
         await _put_one(

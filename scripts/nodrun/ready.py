@@ -13,7 +13,11 @@ from pydantic import SecretStr
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
+from nod_gateway import SCHEMA
+from nod_gateway.people import store
+from nod_gateway.settings import GatewaySettings
 from nodkit.client import wait_until_answering, wait_until_serving
+from nodkit.db import create_engine
 from nodkit.tls import Tls
 from nodrun import demo, summary
 from nodrun.services import BY_NAME, GATEWAY, SERVICES
@@ -29,29 +33,46 @@ def own_tls() -> Tls | None:
     return Tls.from_files(*files)
 
 
-async def set_up(shop_url: str, app_url: str) -> None:
+async def set_up(shop_url: str, app_url: str) -> str:
+    """The demo person seeded, once everything answers: their id."""
     tls = own_tls()
     for service in SERVICES:
         await wait_until_serving(service.address, timeout_s=TIMEOUT_S, tls=tls, peer=service.name)
     await asyncio.to_thread(wait_until_answering, f"http://{GATEWAY.address}/healthz", TIMEOUT_S)
+    person_id = await demo_person_id()
     await demo.seed(
         BY_NAME["claims"].address,
         BY_NAME["approvals"].address,
         SecretStr(os.environ["NOD_SERVICE_TOKEN"]),
+        person_id,
         shop_url,
         app_url,
         tls=tls,
     )
+    return person_id
+
+
+async def demo_person_id() -> str:
+    """The id the services know the demo person by (the gateway's, given
+    when make run added them), from the gateway's own settings."""
+    engine = create_engine(GatewaySettings(), SCHEMA)
+    try:
+        person_id = await store.person_id_of(engine, demo.PERSON)
+    finally:
+        await engine.dispose()
+    if person_id is None:
+        raise RuntimeError(f"the gateway has no person named {demo.PERSON}")
+    return person_id
 
 
 def main() -> int:
     shop_url, app_url, var = sys.argv[1], sys.argv[2], pathlib.Path(sys.argv[3])
     try:
-        asyncio.run(set_up(shop_url, app_url))
+        person_id = asyncio.run(set_up(shop_url, app_url))
     except Exception as error:  # noqa: BLE001 - reported; the services keep running
         print(f"\nnod: the demo set-up did not finish: {error!r}\n", flush=True)
         return 1
-    print(summary.text(shop_url, app_url, var, tls=own_tls() is not None), flush=True)
+    print(summary.text(shop_url, app_url, var, person_id, tls=own_tls() is not None), flush=True)
     return 0
 
 

@@ -9,19 +9,19 @@ from nodrun.services import BY_NAME, GATEWAY, SERVICES
 # The demo person's web UI password, under var/.
 PASSWORD_FILE = "web-password"
 
-GRPCURL = (
-    '.venv/bin/grpcurl -plaintext -H "authorization: Bearer $(cat var/service-token)"'
-    f" -H 'x-nod-user: {demo.PERSON}'"
-)
+GRPCURL = '.venv/bin/grpcurl -plaintext -H "authorization: Bearer $(cat var/service-token)"'
 # Under NOD_RUN_TLS: the gateway's certificate (it may call every tasks
 # method), the server checked for the name of the service called.
 GRPCURL_TLS = (
     ".venv/bin/grpcurl -cacert var/tls/ca.pem -cert var/tls/gateway.pem"
-    f" -key var/tls/gateway-key.pem -authority tasks -H 'x-nod-user: {demo.PERSON}'"
+    " -key var/tls/gateway-key.pem -authority tasks"
 )
 
 
-def text(shop_url: str, app_url: str, var: pathlib.Path, *, tls: bool = False) -> str:
+def text(
+    shop_url: str, app_url: str, var: pathlib.Path, person_id: str, *, tls: bool = False
+) -> str:
+    """person_id: the demo person's, which the services know them by."""
     tasks = BY_NAME["tasks"].address
     lines = [
         "",
@@ -46,7 +46,7 @@ def text(shop_url: str, app_url: str, var: pathlib.Path, *, tls: bool = False) -
         f" one-time codes come from the seed {demo.SHOP_TOTP_SEED})",
         f"  demo app:  {app_url}  (lists every message it received)",
         "  Or call the services yourself, e.g.:",
-        f"    {GRPCURL_TLS if tls else GRPCURL} \\",
+        f"    {GRPCURL_TLS if tls else GRPCURL} -H 'x-nod-user: {person_id}' \\",
         '      -d \'{"text": "Buy the desk lamp at the demo shop"}\' \\',
         f"      {tasks} nod.tasks.v1.TasksService/StartTask",
         "  Ctrl-C stops everything.",

@@ -107,8 +107,9 @@ class Peers:
             name: stub(self.channels[peer]) for name, (_, stub, peer) in _STUBS.items()
         }
 
-    def for_person(self, person: str) -> "Nod":
-        return Nod(self, person)
+    def for_person(self, person: str, name: str = "") -> "Nod":
+        """person: their id; name: what they sign in with, for what is shown."""
+        return Nod(self, person, name)
 
     async def close(self) -> None:
         for channel in self.channels.values():
@@ -138,9 +139,10 @@ class _Service:
 class Nod:
     """The services, acting for one person."""
 
-    def __init__(self, peers: Peers, person: str) -> None:
+    def __init__(self, peers: Peers, person: str, name: str = "") -> None:
         self.peers = peers
-        self.person = person
+        self.person = person  # their id: who the services know them as
+        self.name = name or person
         self.tasks = _Service(self, "tasks")
         self.claims = _Service(self, "claims")
         self.vault = _Service(self, "vault")

@@ -11,9 +11,7 @@ import uuid
 from dataclasses import dataclass
 
 import pytest
-from pydantic import SecretStr
 
-from nodkit.client import call_metadata
 from nodtest.make_run import MakeRun
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
@@ -47,9 +45,9 @@ def operator_token(run: MakeRun) -> str:
 
 
 def single(run: MakeRun, person: str):
-    """The single token's metadata, for setting up what a test needs."""
-    token = (run.var / "service-token").read_text().strip()
-    return call_metadata(SecretStr(token), person)
+    """The single token's metadata, for setting up what a test needs: for
+    the person named `person`, by the id the gateway gave them."""
+    return run.meta(person)
 
 
 @pytest.fixture(scope="package")

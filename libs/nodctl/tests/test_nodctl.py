@@ -9,11 +9,12 @@ import asyncio
 import json
 import uuid
 
+import grpc
 import httpx
 import pytest
 
 from gateway.tests.outside import NOTE_TASK, app_mode, app_received
-from gateway.tests.web_client import signed_in_client
+from gateway.tests.web_client import csrf_of, signed_in_client
 from nod.approvals.v1 import approvals_pb2 as approvals
 from nod.approvals.v1 import approvals_pb2_grpc
 from nod.claims.v1 import claims_pb2 as claims
@@ -340,6 +341,67 @@ async def test_remove_ends_sessions_stops_tasks_deletes_saved_items_and_apps(nod
             pass
     gone = await nodctl("people", "remove", person)
     assert gone.code == 1 and "no person named" in gone.err
+
+
+async def test_a_new_person_given_a_removed_persons_name_owns_nothing_of_theirs(nodctl, system):
+    """Names can be given again; ids never are (the gateway's people)."""
+    person = await add_person(nodctl)
+    old = single(system, person)
+    async with system.channel("claims") as channel:
+        await put_login(claims_pb2_grpc.VaultServiceStub(channel), old)
+    task_id, step = await uncertain_app_action(system, old)
+    assert (await nodctl("people", "remove", person)).code == 0
+    again = await nodctl("people", "add", person, "--password-stdin", stdin=PASSWORD + "\n")
+    assert again.code == 0, again
+    new = single(system, person)
+    assert dict(new)["x-nod-user"] not in (dict(old)["x-nod-user"], person)
+
+    # Every list the services keep for a person is empty for the new one,
+    # and the old one's task is not theirs to read.
+    async with system.channel("tasks") as channel:
+        stub = tasks_pb2_grpc.TasksServiceStub(channel)
+        assert list((await stub.ListTasks(tasks.ListTasksRequest(), metadata=new)).tasks) == []
+        with pytest.raises(grpc.aio.AioRpcError) as found:
+            await stub.GetTask(tasks.GetTaskRequest(task_id=task_id), metadata=new)
+        assert found.value.code() == grpc.StatusCode.NOT_FOUND
+    async with system.channel("claims") as channel:
+        vault = claims_pb2_grpc.VaultServiceStub(channel)
+        assert list((await vault.ListItems(claims.ListItemsRequest(), metadata=new)).items) == []
+        listed = await claims_pb2_grpc.ClaimsServiceStub(channel).ListClaims(
+            claims.ListClaimsRequest(), metadata=new
+        )
+        assert list(listed.claims) == []
+    async with system.channel("approvals") as channel:
+        stub = approvals_pb2_grpc.ApprovalsServiceStub(channel)
+        listed = await stub.ListApprovals(approvals.ListApprovalsRequest(), metadata=new)
+        assert list(listed.approvals) == []
+        accounts = await stub.ListAccounts(approvals.ListAccountsRequest(), metadata=new)
+        assert list(accounts.accounts) == []
+    async with system.channel("payments") as channel:
+        listed = await payments_pb2_grpc.PaymentsServiceStub(channel).ListPayments(
+            payments.ListPaymentsRequest(), metadata=new
+        )
+        assert list(listed.payments) == []
+
+    # Nor on the web: not listed, not shown, and Continue and "I checked"
+    # on it change nothing.
+    async with signed_in_client(system.gateway_url, person, PASSWORD) as client:
+        listing = await client.get("/tasks")
+        assert listing.status_code == 200 and task_id not in listing.text
+        assert (await client.get(f"/tasks/{task_id}")).status_code == 404
+        csrf = csrf_of(listing.text)
+        continued = await client.post(f"/tasks/{task_id}/continue", data={"csrf": csrf})
+        assert continued.status_code == 404
+        checked = await client.post(
+            f"/tasks/{task_id}/steps/{step}/resolve",
+            data={"csrf": csrf, "found": "happened", "note": ""},
+        )
+        assert checked.status_code == 404
+    async with system.channel("tasks") as channel:
+        task = await tasks_pb2_grpc.TasksServiceStub(channel).GetTask(
+            tasks.GetTaskRequest(task_id=task_id), metadata=old
+        )
+        assert task.task.state == tasks.TASK_STATE_STOPPED  # as remove left it
 
 
 # --- vault ----------------------------------------------------------------

@@ -7,8 +7,12 @@ metadata = sa.MetaData(schema=SCHEMA)
 people = sa.Table(
     "people",
     metadata,
-    # The name is who the person is to every service (x-nod-user).
+    # What they sign in with: unique among the people here now, and free
+    # to be given again once they are removed.
     sa.Column("name", sa.Text, primary_key=True),
+    # Who they are to every service (x-nod-user): never given to anyone
+    # else, so a new person with an old name owns nothing of the old one's.
+    sa.Column("id", sa.Text, nullable=False, unique=True),
     sa.Column("password_hash", sa.Text, nullable=False),
     sa.Column(
         "created_at", sa.DateTime(timezone=True), server_default=sa.func.now(), nullable=False
@@ -26,7 +30,7 @@ sessions = sa.Table(
     # Only the SHA-256 of the cookie's token is kept: a copy of this table
     # signs nobody in.
     sa.Column("token_hash", sa.LargeBinary, primary_key=True),
-    sa.Column("person", sa.Text, sa.ForeignKey("people.name", ondelete="CASCADE"), nullable=False),
+    sa.Column("person", sa.Text, sa.ForeignKey("people.id", ondelete="CASCADE"), nullable=False),
     sa.Column("csrf_token", sa.Text, nullable=False),
     sa.Column(
         "created_at", sa.DateTime(timezone=True), server_default=sa.func.now(), nullable=False
@@ -61,7 +65,7 @@ nudges = sa.Table(
     # One row per wait: the replica whose INSERT makes it is the one that emails.
     sa.Column("task_id", sa.Text, primary_key=True),
     sa.Column("wait_id", sa.Text, primary_key=True),
-    sa.Column("person", sa.Text, sa.ForeignKey("people.name", ondelete="CASCADE"), nullable=False),
+    sa.Column("person", sa.Text, sa.ForeignKey("people.id", ondelete="CASCADE"), nullable=False),
     sa.Column(
         "claimed_at", sa.DateTime(timezone=True), server_default=sa.func.now(), nullable=False
     ),

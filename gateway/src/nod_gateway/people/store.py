@@ -4,6 +4,7 @@ their SHA-256 is stored."""
 import datetime as dt
 import hashlib
 import secrets
+import uuid
 from dataclasses import dataclass
 
 import sqlalchemy as sa
@@ -22,8 +23,17 @@ SESSION_ID_HEX = 12
 
 @dataclass(frozen=True)
 class Session:
-    person: str
+    person: str  # their id: who the services know them as
+    name: str  # what they signed in with, and are shown
     csrf_token: str
+
+
+@dataclass(frozen=True)
+class SignIn:
+    """What signing in as a name checks, and who it makes the session for."""
+
+    person: str
+    password_hash: str
 
 
 @dataclass(frozen=True)
@@ -39,6 +49,7 @@ class SessionSeen:
 @dataclass(frozen=True)
 class Person:
     name: str
+    id: str
     created_at: dt.datetime
 
 
@@ -50,9 +61,15 @@ def _now() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
 
+def new_person_id() -> str:
+    """An id no person has had: random, never derived from the name."""
+    return str(uuid.uuid4())
+
+
 async def add_person(engine: AsyncEngine, name: str, password_hash: str, *, replace: bool) -> bool:
-    """True when the person was added (or, with replace, their password set)."""
-    statement = insert(people).values(name=name, password_hash=password_hash)
+    """True when the person was added (or, with replace, their password set:
+    they keep their id)."""
+    statement = insert(people).values(name=name, id=new_person_id(), password_hash=password_hash)
     if replace:
         statement = statement.on_conflict_do_update(
             index_elements=[people.c.name], set_={"password_hash": password_hash}
@@ -65,9 +82,20 @@ async def add_person(engine: AsyncEngine, name: str, password_hash: str, *, repl
         return (await conn.execute(statement.returning(people.c.name))).first() is not None
 
 
-async def password_hash_of(engine: AsyncEngine, name: str) -> str | None:
+async def sign_in_as(engine: AsyncEngine, name: str) -> SignIn | None:
     async with engine.connect() as conn:
-        return await conn.scalar(sa.select(people.c.password_hash).where(people.c.name == name))
+        row = (
+            await conn.execute(
+                sa.select(people.c.id, people.c.password_hash).where(people.c.name == name)
+            )
+        ).first()
+    return SignIn(row.id, row.password_hash) if row else None
+
+
+async def person_id_of(engine: AsyncEngine, name: str) -> str | None:
+    """The id of the person signing in as `name` now."""
+    async with engine.connect() as conn:
+        return await conn.scalar(sa.select(people.c.id).where(people.c.name == name))
 
 
 async def recent_failures(engine: AsyncEngine, name: str, address: str, window_s: int):
@@ -97,7 +125,10 @@ async def record_attempt(engine: AsyncEngine, name: str, address: str, succeeded
         )
 
 
-async def open_session(engine: AsyncEngine, person: str, ttl_s: int) -> tuple[str, Session]:
+async def open_session(
+    engine: AsyncEngine, person: str, name: str, ttl_s: int
+) -> tuple[str, Session]:
+    """A session for the person with this id, who signed in as `name`."""
     token = secrets.token_urlsafe(32)
     csrf_token = secrets.token_urlsafe(32)
     async with engine.begin() as conn:
@@ -109,7 +140,7 @@ async def open_session(engine: AsyncEngine, person: str, ttl_s: int) -> tuple[st
                 expires_at=_now() + dt.timedelta(seconds=ttl_s),
             )
         )
-    return token, Session(person, csrf_token)
+    return token, Session(person, name, csrf_token)
 
 
 async def session_for(engine: AsyncEngine, token: str) -> Session | None:
@@ -117,9 +148,14 @@ async def session_for(engine: AsyncEngine, token: str) -> Session | None:
     async with engine.connect() as conn:
         row = (
             await conn.execute(
-                sa.select(sessions.c.person, sessions.c.csrf_token, sessions.c.last_seen_at).where(
-                    sessions.c.token_hash == digest, sessions.c.expires_at > _now()
+                sa.select(
+                    sessions.c.person,
+                    people.c.name,
+                    sessions.c.csrf_token,
+                    sessions.c.last_seen_at,
                 )
+                .join(people, people.c.id == sessions.c.person)
+                .where(sessions.c.token_hash == digest, sessions.c.expires_at > _now())
             )
         ).first()
         if row is None:
@@ -131,7 +167,7 @@ async def session_for(engine: AsyncEngine, token: str) -> Session | None:
                 .values(last_seen_at=sa.func.now())
             )
             await conn.commit()
-    return Session(row.person, row.csrf_token)
+    return Session(row.person, row.name, row.csrf_token)
 
 
 async def close_session(engine: AsyncEngine, token: str) -> None:
@@ -144,14 +180,14 @@ async def close_session(engine: AsyncEngine, token: str) -> None:
 
 async def nudge_address_of(engine: AsyncEngine, person: str) -> str | None:
     async with engine.connect() as conn:
-        return await conn.scalar(sa.select(people.c.nudge_address).where(people.c.name == person))
+        return await conn.scalar(sa.select(people.c.nudge_address).where(people.c.id == person))
 
 
 async def set_nudge_address(engine: AsyncEngine, person: str, address: str | None) -> None:
     """The person's address for nudges; None removes it."""
     async with engine.begin() as conn:
         await conn.execute(
-            people.update().where(people.c.name == person).values(nudge_address=address)
+            people.update().where(people.c.id == person).values(nudge_address=address)
         )
 
 
@@ -161,7 +197,7 @@ async def saw_page(engine: AsyncEngine, person: str) -> None:
     async with engine.begin() as conn:
         await conn.execute(
             people.update()
-            .where(people.c.name == person, people.c.nudge_address.is_not(None))
+            .where(people.c.id == person, people.c.nudge_address.is_not(None))
             .values(page_seen_at=sa.func.now())
         )
 
@@ -177,11 +213,11 @@ async def away_with_address(engine: AsyncEngine, delay_s: float) -> list[tuple[s
     open within the delay."""
     async with engine.connect() as conn:
         rows = await conn.execute(
-            sa.select(people.c.name, people.c.nudge_address)
+            sa.select(people.c.id, people.c.nudge_address)
             .where(people.c.nudge_address.is_not(None), _away(delay_s))
-            .order_by(people.c.name)
+            .order_by(people.c.id)
         )
-        return [(row.name, row.nudge_address) for row in rows]
+        return [(row.id, row.nudge_address) for row in rows]
 
 
 async def claim_nudge(
@@ -194,7 +230,7 @@ async def claim_nudge(
         sa.literal(task_id), sa.literal(wait_id), sa.literal(person), sa.literal(instance)
     ).where(
         sa.exists().where(
-            people.c.name == person, people.c.nudge_address.is_not(None), _away(delay_s)
+            people.c.id == person, people.c.nudge_address.is_not(None), _away(delay_s)
         )
     )
     statement = (
@@ -222,15 +258,22 @@ async def nudge_ended(engine: AsyncEngine, task_id: str, wait_id: str, outcome: 
 async def list_people(engine: AsyncEngine) -> list[Person]:
     async with engine.connect() as conn:
         rows = await conn.execute(
-            sa.select(people.c.name, people.c.created_at).order_by(people.c.name)
+            sa.select(people.c.name, people.c.id, people.c.created_at).order_by(people.c.name)
         )
-        return [Person(row.name, row.created_at) for row in rows]
+        return [Person(row.name, row.id, row.created_at) for row in rows]
 
 
-async def person_exists(engine: AsyncEngine, name: str) -> bool:
+async def person_named(engine: AsyncEngine, name: str) -> Person | None:
+    """The person signing in as `name` now."""
     async with engine.connect() as conn:
-        found = await conn.scalar(sa.select(people.c.name).where(people.c.name == name))
-    return found is not None
+        row = (
+            await conn.execute(
+                sa.select(people.c.name, people.c.id, people.c.created_at).where(
+                    people.c.name == name
+                )
+            )
+        ).first()
+    return Person(row.name, row.id, row.created_at) if row else None
 
 
 async def set_password(engine: AsyncEngine, name: str, password_hash: str) -> bool:
@@ -238,11 +281,15 @@ async def set_password(engine: AsyncEngine, name: str, password_hash: str) -> bo
     password: whoever signed in with it is signed out."""
     async with engine.begin() as conn:
         changed = await conn.execute(
-            people.update().where(people.c.name == name).values(password_hash=password_hash)
+            people.update()
+            .where(people.c.name == name)
+            .values(password_hash=password_hash)
+            .returning(people.c.id)
         )
-        if changed.rowcount != 1:
+        person = changed.scalar()
+        if person is None:
             return False
-        await conn.execute(sessions.delete().where(sessions.c.person == name))
+        await conn.execute(sessions.delete().where(sessions.c.person == person))
     return True
 
 
@@ -250,12 +297,17 @@ def _session_id(token_hash: bytes) -> str:
     return token_hash.hex()[:SESSION_ID_HEX]
 
 
-async def sessions_of(engine: AsyncEngine, person: str) -> list[SessionSeen]:
-    """The person's sessions that have not expired, oldest first."""
+def _id_of(name: str) -> sa.ScalarSelect:
+    return sa.select(people.c.id).where(people.c.name == name).scalar_subquery()
+
+
+async def sessions_of(engine: AsyncEngine, name: str) -> list[SessionSeen]:
+    """The sessions of the person named `name` that have not expired, oldest
+    first."""
     async with engine.connect() as conn:
         rows = await conn.execute(
             sa.select(sessions)
-            .where(sessions.c.person == person, sessions.c.expires_at > _now())
+            .where(sessions.c.person == _id_of(name), sessions.c.expires_at > _now())
             .order_by(sessions.c.created_at)
         )
         return [
@@ -265,10 +317,10 @@ async def sessions_of(engine: AsyncEngine, person: str) -> list[SessionSeen]:
         ]  # fmt: skip
 
 
-async def end_sessions(engine: AsyncEngine, person: str, session_id: str | None = None) -> int:
-    """Ends the person's session named `session_id` (as sessions_of names
-    it), or all of them; how many ended."""
-    condition = sessions.c.person == person
+async def end_sessions(engine: AsyncEngine, name: str, session_id: str | None = None) -> int:
+    """Ends the session of the person named `name` that `session_id` names
+    (as sessions_of names it), or all of theirs; how many ended."""
+    condition = sessions.c.person == _id_of(name)
     if session_id is not None:
         # The id is the hash's first hex digits: compare them in SQL.
         prefix = sa.func.substr(sa.func.encode(sessions.c.token_hash, "hex"), 1, SESSION_ID_HEX)
@@ -281,6 +333,6 @@ async def remove_person(engine: AsyncEngine, name: str) -> bool:
     """Deletes the person (their nudge address with them) and (by the
     foreign key) their sessions and nudges."""
     async with engine.begin() as conn:
-        await conn.execute(sessions.delete().where(sessions.c.person == name))
-        await conn.execute(nudges.delete().where(nudges.c.person == name))
+        await conn.execute(sessions.delete().where(sessions.c.person == _id_of(name)))
+        await conn.execute(nudges.delete().where(nudges.c.person == _id_of(name)))
         return (await conn.execute(people.delete().where(people.c.name == name))).rowcount == 1

@@ -59,15 +59,16 @@ async def sign_in(request: Request) -> Response:
         minutes = settings.sign_in_window_s // 60
         message = f"Too many tries. Wait {minutes} minutes, then try again."
         return page(request, "signin.html", 429, binding=expected, next=target, error=message)
-    known = await store.password_hash_of(parts.engine, name)
-    ok = await passwords.matches(known, password)
+    known = await store.sign_in_as(parts.engine, name)
+    ok = await passwords.matches(known.password_hash if known else None, password)
     await store.record_attempt(parts.engine, name, address, ok)
-    if not ok:
+    if known is None or not ok:
         log.info("gateway.sign_in_failed", name=name, address=address)
         message = "That name and password don't match."
         return page(request, "signin.html", 401, binding=expected, next=target, error=message)
-    token, _session = await store.open_session(parts.engine, name, settings.session_ttl_s)
-    log.info("gateway.signed_in", name=name)
+    ttl_s = settings.session_ttl_s
+    token, _session = await store.open_session(parts.engine, known.person, name, ttl_s)
+    log.info("gateway.signed_in", name=name, person=known.person)
     response = RedirectResponse(target, status_code=303)
     _set_cookie(request, response, COOKIE, token, max_age=settings.session_ttl_s)
     response.delete_cookie(SIGN_IN_COOKIE, path="/")

@@ -22,7 +22,8 @@ def is_fragment(request: Request) -> bool:
 
 def page(request: Request, name: str, status: int = 200, **values: Any) -> HTMLResponse:
     session = getattr(request.state, "session", None)
-    values.setdefault("person", session.person if session else None)
+    # Their name: their id is for the services.
+    values.setdefault("person", session.name if session else None)
     values.setdefault("csrf", session.csrf_token if session else "")
     return TEMPLATES.TemplateResponse(request, name, values, status_code=status)
 

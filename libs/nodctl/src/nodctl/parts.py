@@ -24,25 +24,34 @@ class Parts:
     engine: AsyncEngine
     peers: Peers
 
-    def as_person(self, person: str) -> Nod:
-        return self.peers.for_person(person)
+    def as_person(self, person: store.Person) -> Nod:
+        """Calls made for the person, by their id (what the services know)."""
+        return self.peers.for_person(person.id, person.name)
 
-    async def people(self) -> list[str]:
-        return [person.name for person in await store.list_people(self.engine)]
+    async def people(self) -> list[store.Person]:
+        return await store.list_people(self.engine)
 
-    async def owner_of(self, task_id: str, person: str | None) -> str:
-        """The person whose task it is: `person` if given (and theirs), else
-        found by asking as each person in turn (another's task is NOT_FOUND)."""
-        candidates = [person] if person else await self.people()
-        for name in candidates:
+    async def person(self, name: str) -> store.Person:
+        """The person signing in as `name` now; Failed if there is none."""
+        found = await store.person_named(self.engine, name)
+        if found is None:
+            raise Failed(f"there is no person named {name!r}")
+        return found
+
+    async def owner_of(self, task_id: str, name: str | None) -> store.Person:
+        """The person whose task it is: the one named `name` if given (and
+        theirs), else found by asking as each person in turn (another's task
+        is NOT_FOUND)."""
+        candidates = [await self.person(name)] if name else await self.people()
+        for person in candidates:
             try:
-                await self.as_person(name).tasks.GetTask(tasks.GetTaskRequest(task_id=task_id))
+                await self.as_person(person).tasks.GetTask(tasks.GetTaskRequest(task_id=task_id))
             except ServiceCallFailed as failure:
                 if failure.error.code == grpc.StatusCode.NOT_FOUND:
                     continue
                 raise
-            return name
-        whose = f"{person}'s" if person else "anyone's"
+            return person
+        whose = f"{name}'s" if name else "anyone's"
         raise Failed(f"task {task_id} is not {whose} (no such task)")
 
 

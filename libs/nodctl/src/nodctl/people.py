@@ -18,7 +18,7 @@ from nodctl.output import Failed, emit, emit_json, say
 from nodctl.parts import Parts
 
 SESSION_COLUMNS = ("id", "created_at", "last_seen_at", "expires_at")
-PEOPLE_COLUMNS = ("name", "created_at")
+PEOPLE_COLUMNS = ("name", "id", "created_at")
 
 
 def read_password(from_stdin: bool) -> str:
@@ -43,8 +43,7 @@ async def _hash(password: str) -> str:
 
 
 async def _must_exist(parts: Parts, name: str) -> None:
-    if not await store.person_exists(parts.engine, name):
-        raise Failed(f"there is no person named {name!r}")
+    await parts.person(name)
 
 
 async def listing(parts: Parts, *, as_json: bool) -> int:
@@ -98,10 +97,10 @@ async def remove(parts: Parts, name: str, *, as_json: bool) -> int:
     erased), then the person. A service that fails
     stops it there, with the person kept, so running it again finishes the
     job."""
-    await _must_exist(parts, name)
+    person = await parts.person(name)
     done: dict[str, object] = {"person": name}
     done["sessions_ended"] = await store.end_sessions(parts.engine, name)
-    nod = parts.as_person(name)
+    nod = parts.as_person(person)
     stopped = await nod.tasks.Stop(tasks.StopRequest())
     done["tasks_stopped"] = [task.id for task in stopped.tasks]
     # The pictures of the pages their tasks saw: erased after the Stop, so

@@ -41,7 +41,7 @@ async def show(parts: Parts, task_id: str, person: str | None, *, as_json: bool)
         emit_json(
             {
                 "task": task.id,
-                "person": owner,
+                "person": owner.name,
                 "state": _state(task),
                 "text": task.text,
                 "waiting_for": task.wait.prompt,
@@ -49,7 +49,7 @@ async def show(parts: Parts, task_id: str, person: str | None, *, as_json: bool)
             }
         )
         return 0
-    say(f"Task {task.id} ({owner}): {task.text}")
+    say(f"Task {task.id} ({owner.name}): {task.text}")
     say(f"State: {_state(task)}")
     if task.wait.prompt:
         say(f"Waiting for: {task.wait.prompt}")
@@ -71,8 +71,11 @@ async def resolve(
     reply = await nod.tasks.ResolveUncertain(resolution_request(task_id, step, found, note))
     state = _state(reply.task)
     if as_json:
-        emit_json({"task": task_id, "person": owner, "step": step, "found": found, "state": state})
+        emit_json(
+            {"task": task_id, "person": owner.name, "step": step, "found": found, "state": state}
+        )
     else:
-        say(f"Recorded for {owner}'s task {task_id}, step {step}: {found.replace('_', ' ')}.")
+        said = found.replace("_", " ")
+        say(f"Recorded for {owner.name}'s task {task_id}, step {step}: {said}.")
         say(f"The task is now: {state}.")
     return 0

@@ -21,6 +21,7 @@ from nod.claims.v1 import claims_pb2 as claims
 from nod.payments.v1 import payments_pb2 as payments
 from nod.tasks.v1 import tasks_pb2 as tasks
 from nod_gateway.peers import Nod, ServiceCallFailed
+from nod_gateway.people import store
 from nod_gateway.web import words
 from nodctl.output import age, emit, stamp, warn
 from nodctl.parts import Parts
@@ -75,7 +76,7 @@ async def claims_of(nod: Nod) -> list[Uncertain]:
     return [
         Uncertain(
             "private entry",
-            nod.person,
+            nod.name,
             claim.task_id,
             claim.id,
             stamp(claim.updated_at),
@@ -99,7 +100,7 @@ async def executions_of(nod: Nod) -> list[Uncertain]:
     return [
         Uncertain(
             "app action",
-            nod.person,
+            nod.name,
             approval.task_id,
             approval.id,
             stamp(approval.finished_at) or stamp(approval.updated_at),
@@ -122,7 +123,7 @@ async def payments_of(nod: Nod) -> list[Uncertain]:
     return [
         Uncertain(
             "payment",
-            nod.person,
+            nod.name,
             payment.task_id,
             payment.id,
             stamp(payment.updated_at),
@@ -173,7 +174,7 @@ async def of_person(nod: Nod) -> tuple[list[Uncertain], list[str]]:
         try:
             found.extend(await listing(nod))
         except ServiceCallFailed as failure:
-            problems.append(f"{failure.label} did not list {nod.person}'s records: {failure.error}")
+            problems.append(f"{failure.label} did not list {nod.name}'s records: {failure.error}")
     problems += await mark_checked(nod, found)
     return found, problems
 
@@ -182,7 +183,7 @@ async def run(parts: Parts, *, as_json: bool) -> int:
     people = await parts.people()
     turns = asyncio.Semaphore(PEOPLE_AT_ONCE)
 
-    async def in_turn(person: str):
+    async def in_turn(person: store.Person):
         async with turns:
             return await of_person(parts.as_person(person))
 

@@ -12,6 +12,7 @@ import threading
 from collections.abc import Iterable, Iterator
 
 import grpc
+import psycopg
 from pydantic import SecretStr
 
 from nodkit.client import call_metadata, open_channel
@@ -19,6 +20,7 @@ from nodkit.tls import Tls
 from nodtest import observed
 from nodtest.addresses import BROWSER_ALLOWED_NETWORKS
 from nodtest.children import tied_to_me
+from nodtest.database import libpq_url
 from nodtest.processes import free_port
 
 SERVICES = ("claims", "approvals", "payments", "browser", "tasks", "gateway")
@@ -187,8 +189,18 @@ class MakeRun:
         return {"NOD_SERVICE_TOKEN": (self.var / "service-token").read_text().strip()}
 
     def meta(self, person: str = "ada"):
+        """Metadata for a call made for `person`: the gateway's person of that
+        name by their id, as the gateway calls; a name the gateway doesn't
+        know goes as it is (someone only the services know, as a script
+        calling them directly names them)."""
         token = (self.var / "service-token").read_text().strip()
-        return call_metadata(SecretStr(token), person)
+        return call_metadata(SecretStr(token), self.person_id(person) or person)
+
+    def person_id(self, name: str) -> str | None:
+        """The id the services know the gateway's person `name` by."""
+        with psycopg.connect(libpq_url(self.database_url())) as conn:
+            row = conn.execute("SELECT id FROM gateway.people WHERE name = %s", (name,)).fetchone()
+        return row[0] if row else None
 
     def channel(self, name: str) -> grpc.aio.Channel:
         """A channel to service `name`; under NOD_RUN_TLS, over mutual TLS
