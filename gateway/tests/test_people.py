@@ -99,6 +99,11 @@ async def test_people_from_before_ids_keep_their_name_as_id_and_their_sessions(s
             assert session is not None and (session.person, session.name) == ("lee", "lee")
             await store.add_person(engine, "max", "x", replace=False)
             assert await store.person_id_of(engine, "max") not in (None, "max")
+            # The release before ids, still running during the rollout,
+            # adds people without one: the column's default gives it.
+            async with engine.begin() as conn:
+                await conn.execute(sa.text("INSERT INTO gateway.people VALUES ('old', 'x')"))
+            assert await store.person_id_of(engine, "old") not in (None, "old")
             # Removing lee takes their session and nudge with them, by id.
             assert await store.remove_person(engine, "lee")
         finally:

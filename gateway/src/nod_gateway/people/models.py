@@ -12,7 +12,15 @@ people = sa.Table(
     sa.Column("name", sa.Text, primary_key=True),
     # Who they are to every service (x-nod-user): never given to anyone
     # else, so a new person with an old name owns nothing of the old one's.
-    sa.Column("id", sa.Text, nullable=False, unique=True),
+    # The default is for a release before ids, still running during the
+    # rollout that adds them: this one gives the id (store.new_person_id).
+    sa.Column(
+        "id",
+        sa.Text,
+        nullable=False,
+        unique=True,
+        server_default=sa.text("gen_random_uuid()::text"),
+    ),
     sa.Column("password_hash", sa.Text, nullable=False),
     sa.Column(
         "created_at", sa.DateTime(timezone=True), server_default=sa.func.now(), nullable=False

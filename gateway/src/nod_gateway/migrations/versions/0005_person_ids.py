@@ -10,6 +10,11 @@ Each person now has an id no one else ever gets: it travels as x-nod-user,
 and sessions and nudges name it. Everyone here before keeps their name as
 their id, so what they already own in the services stays theirs with no
 service's rows changed; everyone added from now on gets a random one.
+
+It suits the release still running during the rollout: a person that
+release adds gets a random id from the column's default. Only signing in
+on one of its replicas as someone added after this migration fails (their
+session would name them by name), until the rollout ends.
 """
 
 import sqlalchemy as sa
@@ -21,12 +26,15 @@ branch_labels = None
 depends_on = None
 
 SCHEMA = "gateway"
+ID_DEFAULT = "gen_random_uuid()::text"
 
 
 def upgrade() -> None:
     op.add_column("people", sa.Column("id", sa.Text, nullable=True), schema=SCHEMA)
     op.execute(f"UPDATE {SCHEMA}.people SET id = name")
-    op.alter_column("people", "id", nullable=False, schema=SCHEMA)
+    op.alter_column(
+        "people", "id", nullable=False, server_default=sa.text(ID_DEFAULT), schema=SCHEMA
+    )
     op.create_unique_constraint("people_id_key", "people", ["id"], schema=SCHEMA)
     # Sessions and nudges name the person by id; the values are the same
     # (id = name above), only what they refer to moves.
