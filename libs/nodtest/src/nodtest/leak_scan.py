@@ -22,6 +22,8 @@ replies.install()
 
 _last_scan: dict[str, float] = {}
 _last_sources: collections.Counter[str] = collections.Counter()
+# Under pytest-xdist, each worker's figures, as it sent them when it ended.
+_worker_scans: list[dict] = []
 
 
 def _source(where: str) -> str:
@@ -30,7 +32,7 @@ def _source(where: str) -> str:
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _no_private_value_seen(log_tee):
+def _no_private_value_seen(log_tee, pytestconfig):
     """Autouse and set up first, so torn down last. log_tee keeps the log
     lines of every service running in the test process."""
     yield
@@ -46,19 +48,36 @@ def _no_private_value_seen(log_tee):
         database_seconds=database_seconds[0],
     )
     _last_sources.update(collections.Counter(_source(o.where) for o in observations))
+    workeroutput = getattr(pytestconfig, "workeroutput", None)
+    if workeroutput is not None:  # a pytest-xdist worker: its controller prints it
+        workeroutput["leak_scan"] = {**_last_scan, "sources": dict(_last_sources)}
     if leaks:
         shown = report(leaks[:MAX_REPORTED])
         more = len(leaks) - MAX_REPORTED
         pytest.fail(shown + (f"\n… and {more} more" if more > 0 else ""), pytrace=False)
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error) -> None:
+    scan = getattr(node, "workeroutput", {}).get("leak_scan")
+    if scan:
+        _worker_scans.append({"worker": node.gateway.id, **scan})
+
+
+def _summary_lines(scan: dict, sources: dict[str, int], who: str = "") -> list[str]:
+    kinds = sorted(sources.items(), key=lambda kv: -kv[1])
+    return [
+        f"private values{who}: {scan['canaries']:.0f} canaries looked for in"
+        f" {scan['observations']:.0f} observations ({scan['chars']:.0f} characters) in"
+        f" {scan['seconds']:.2f} s, after {scan['database_seconds']:.2f} s reading the"
+        " databases' rows",
+        "  observed: " + ", ".join(f"{n} {kind}" for kind, n in kinds),
+    ]
+
+
 def pytest_terminal_summary(terminalreporter) -> None:
-    if _last_scan:
-        terminalreporter.write_line(
-            "private values: {canaries:.0f} canaries looked for in {observations:.0f} "
-            "observations ({chars:.0f} characters) in {seconds:.2f} s, after "
-            "{database_seconds:.2f} s reading the databases' rows".format(**_last_scan)
-        )
-        terminalreporter.write_line(
-            "  observed: " + ", ".join(f"{n} {kind}" for kind, n in _last_sources.most_common())
-        )
+    lines = _summary_lines(_last_scan, _last_sources) if _last_scan else []
+    for scan in sorted(_worker_scans, key=lambda scan: scan["worker"]):
+        lines += _summary_lines(scan, scan["sources"], f" ({scan['worker']})")
+    for line in lines:
+        terminalreporter.write_line(line)
