@@ -94,8 +94,8 @@ async def sign_in_as(engine: AsyncEngine, name: str) -> SignIn | None:
 
 async def person_id_of(engine: AsyncEngine, name: str) -> str | None:
     """The id of the person signing in as `name` now."""
-    async with engine.connect() as conn:
-        return await conn.scalar(sa.select(people.c.id).where(people.c.name == name))
+    found = await person_named(engine, name)
+    return found.id if found else None
 
 
 async def recent_failures(engine: AsyncEngine, name: str, address: str, window_s: int):
