@@ -14,7 +14,7 @@ from starlette.exceptions import HTTPException
 from nod_gateway.client_address import networks
 from nod_gateway.nudges import nudge_forever
 from nod_gateway.peers import ServiceCallFailed
-from nod_gateway.people import pruning
+from nod_gateway.people import passwords, pruning
 from nod_gateway.routes import ROUTERS
 from nod_gateway.settings import GatewaySettings
 from nod_gateway.web.errors import Problem, explain
@@ -37,6 +37,8 @@ STATIC = pathlib.Path(__file__).resolve().parent / "static"
 def create_app(settings: GatewaySettings) -> FastAPI:
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI):
+        # Before the first request is taken (people/passwords.py says why).
+        await asyncio.to_thread(passwords.prepare)
         # Built on the server's own event loop: gRPC channels belong to one.
         parts = build(settings)
         app.state.parts = parts
