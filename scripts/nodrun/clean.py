@@ -13,7 +13,9 @@ import sys
 import psycopg
 from sqlalchemy.engine import make_url
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+# scripts/, in place of this file's own folder: nodrun/secrets.py there
+# would stand in for the standard library's `secrets` what it imports uses.
+sys.path[0] = str(pathlib.Path(__file__).resolve().parents[1])
 
 from nodrun import postgres
 
