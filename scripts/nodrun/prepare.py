@@ -16,11 +16,12 @@ import pathlib
 import sys
 from collections.abc import Sequence
 
-# scripts/, in place of this file's own folder: nodrun/secrets.py there
-# would stand in for the standard library's `secrets` the services import.
+# scripts/, in place of this file's own folder (sys.path[0] for a script):
+# nodrun/secrets.py there would stand in for the standard library's
+# `secrets`. The imports below come after it (ruff's E402 is off here).
 sys.path[0] = str(pathlib.Path(__file__).resolve().parents[1])
 
-from nodrun.services import GATEWAY, SERVICES  # noqa: E402
+from nodrun.services import GATEWAY, SERVICES
 
 
 def steps(person: str, password_file: str) -> list[tuple[str, list[str]]]:

@@ -11,8 +11,9 @@ import sys
 
 from pydantic import SecretStr
 
-# scripts/, in place of this file's own folder: nodrun/secrets.py there
-# would stand in for the standard library's `secrets` what it imports uses.
+# scripts/, in place of this file's own folder (sys.path[0] for a script):
+# nodrun/secrets.py there would stand in for the standard library's
+# `secrets`. The imports below come after it (ruff's E402 is off here).
 sys.path[0] = str(pathlib.Path(__file__).resolve().parents[1])
 
 from nod_gateway import SCHEMA
