@@ -5,9 +5,11 @@ explicit second confirmation; and a yes to an action or a payment of a
 stopped task does nothing."""
 
 import asyncio
+import time
 import uuid
 
 import grpc
+import psycopg
 from google.protobuf.struct_pb2 import Struct
 from playwright.async_api import expect
 
@@ -17,6 +19,7 @@ from nod.claims.v1 import claims_pb2 as claims
 from nod.claims.v1 import claims_pb2_grpc
 from nod.payments.v1 import payments_pb2 as payments
 from nod.payments.v1 import payments_pb2_grpc
+from nodtest.database import libpq_url
 
 from .outside import NOTE_TASK, SeenPages, app_received
 from .people import ENDED
@@ -104,6 +107,20 @@ async def test_no_runs_nothing_and_the_task_says_so(nod, ada):
     assert len(app_received(app)) == before
 
 
+def _ending_told(nod, task_id: str, timeout_s: float = 60) -> None:
+    """Waits until every service has heard that the task ended: the page
+    shows the end first, and an approval proposed before the telling
+    reaches the approvals service is cancelled with the task's others."""
+    deadline = time.monotonic() + timeout_s
+    with psycopg.connect(libpq_url(nod.database_url()), autocommit=True) as conn:
+        while time.monotonic() < deadline:
+            query = "SELECT cleanup_pending FROM tasks.tasks WHERE id = %s"
+            if not conn.execute(query, (task_id,)).fetchone()[0]:
+                return
+            time.sleep(0.1)
+    raise AssertionError(f"task {task_id}'s end was not told within {timeout_s} s")
+
+
 def _propose_again(nod, task_id: str) -> approvals.Approval:
     """The same saved action proposed again in the same task, as the tasks
     service proposes one (the scripted planner never repeats an action, so
@@ -146,6 +163,7 @@ async def test_a_possible_duplicate_needs_the_second_confirmation(nod, ada):
     await expect(page.locator(".state-line .badge")).to_have_text(ENDED, timeout=60_000)
     assert len(app_received(app)) == before
 
+    _ending_told(nod, task_id)
     repeat = _propose_again(nod, task_id)
     assert repeat.possible_duplicate_of
     await page.goto(f"/approvals/{repeat.id}")

@@ -64,26 +64,48 @@ def pytest_runtest_logfinish(nodeid: str, location) -> None:
     _write("end", nodeid)
 
 
+class Timeline:
+    """Which module each worker was running when, from the plugin's records."""
+
+    def __init__(self, records: list[dict]) -> None:
+        self._windows: dict[str, list[tuple[float, str]]] = collections.defaultdict(list)
+        self._worker_of_pid: dict[str, str] = {}
+        for record in sorted(records, key=lambda r: r["wall"]):
+            module = record["test"].split("::")[0]
+            self._windows[record["worker"]].append((record["wall"], module))
+            self._worker_of_pid[f"pid:{record['pid']}"] = record["worker"]
+        self._starts = {w: [began for began, _ in mine] for w, mine in self._windows.items()}
+
+    def charge_to(self, owner: str, wall: float) -> str:
+        """The module `owner`'s worker was in at `wall`; an owner that is no
+        worker (postgres, other) is its own."""
+        worker = self._worker_of_pid.get(owner, owner)
+        if worker not in self._windows:
+            return owner
+        at = bisect.bisect_right(self._starts[worker], wall)
+        return self._windows[worker][at - 1][1] if at else "(before its first test)"
+
+
 def module_cpu(records: list[dict], samples: list[dict]) -> dict[str, float]:
     """CPU seconds by module (and postgres, other) from the plugin's records
     and the sampler's samples."""
-    windows: dict[str, list[tuple[float, str]]] = collections.defaultdict(list)
-    worker_of_pid: dict[str, str] = {}
-    for record in sorted(records, key=lambda r: r["wall"]):
-        windows[record["worker"]].append((record["wall"], record["test"].split("::")[0]))
-        worker_of_pid[f"pid:{record['pid']}"] = record["worker"]
-    starts = {worker: [began for began, _ in mine] for worker, mine in windows.items()}
+    timeline = Timeline(records)
     charged: dict[str, float] = collections.defaultdict(float)
     for sample in samples[1:]:  # the first holds every process's life so far
         for owner, used in sample["used"].items():
-            worker = worker_of_pid.get(owner, owner)
-            if worker not in windows:
-                charged[owner] += used
-                continue
-            mine = windows[worker]
-            at = bisect.bisect_right(starts[worker], sample["wall"])
-            charged[mine[at - 1][1] if at else "(before its first test)"] += used
+            charged[timeline.charge_to(owner, sample["wall"])] += used
     return charged
+
+
+def module_births(records: list[dict], samples: list[dict]) -> dict[str, collections.Counter]:
+    """Processes born by module, by kind: who starts the services, the
+    Chromium renderers and the Playwright drivers."""
+    timeline = Timeline(records)
+    births: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    for sample in samples[1:]:
+        for owner, kinds in sample.get("born_to", {}).items():
+            births[timeline.charge_to(owner, sample["wall"])].update(kinds)
+    return births
 
 
 def main(records_path: str, samples_path: str, top: int = 40) -> None:
@@ -106,6 +128,17 @@ def main(records_path: str, samples_path: str, top: int = 40) -> None:
         count = born.get(kind, 0)
         each = f"{used / count:7.2f}" if count else "       "
         print(f"{used:7.0f} {count:6d} {each}  {kind}")
+    births = module_births(records, samples)
+    print("\nservice processes started, by module (and Chromium's processes, drivers)")
+    started = {module: _services(kinds) for module, kinds in births.items()}
+    for module, count in sorted(started.items(), key=lambda kv: -kv[1])[:top]:
+        born = births[module]
+        others = f"chromium {born['chromium']:4d}  node {born['node-MainThread']:3d}"
+        print(f"{count:5d}  {others}  {module}")
+
+
+def _services(kinds: collections.Counter) -> int:
+    return sum(n for kind, n in kinds.items() if kind.startswith(("python -m nod_", "python nod-")))
 
 
 def kind_cpu(samples: list[dict]) -> tuple[dict[str, float], dict[str, int]]:

@@ -73,6 +73,7 @@ def sample_forever(path: str, every_s: float) -> None:
         used: dict[str, int] = {}
         by_kind: dict[str, int] = {}
         born: dict[str, int] = {}
+        born_to: dict[str, dict[str, int]] = {}  # owner: kind: count
         alive: dict[str, tuple[str, int, str]] = {}
         # In pid order, parents mostly before their children.
         for pid in sorted((p for p in os.listdir("/proc") if p.isdigit()), key=int):
@@ -85,6 +86,8 @@ def sample_forever(path: str, every_s: float) -> None:
                 owner = owner_of(pid, known[0] if known else None)
                 kind = kind_of(pid)
                 born[kind] = born.get(kind, 0) + 1
+                mine = born_to.setdefault(owner, {})
+                mine[kind] = mine.get(kind, 0) + 1
             alive[pid] = (owner, ticks, kind)
             used[owner] = used.get(owner, 0) + ticks - before
             by_kind[kind] = by_kind.get(kind, 0) + ticks - before
@@ -95,6 +98,7 @@ def sample_forever(path: str, every_s: float) -> None:
                 "used": {owner: ticks / TICKS_PER_S for owner, ticks in used.items()},
                 "kinds": {kind: ticks / TICKS_PER_S for kind, ticks in by_kind.items()},
                 "born": born,
+                "born_to": born_to,
             }
             log.write(json.dumps(record) + "\n")
         time.sleep(every_s)

@@ -20,7 +20,9 @@ for work that never comes, until CI's time limit (pytest-xdist issues 1323,
 the test it died on is not run again (it was reported failed, and would
 take the next worker down too), and a replacement worker gets two units at
 once, as the first workers do, since a worker holding one test waits for a
-second before it runs the first."""
+second before it runs the first. Work given to a worker that has died
+but whose death is not yet reported (two dying at once) can't be sent; it
+stays that worker's, and goes back on the queue when its death is."""
 
 from xdist.scheduler import LoadScopeScheduling  # type: ignore[import-untyped]
 
@@ -70,6 +72,12 @@ class GroupedScheduling(LoadScopeScheduling):
         for other in self.assigned_work:
             self._reschedule(other)
         return crashitem
+
+    def _reschedule(self, node) -> None:
+        try:
+            super()._reschedule(node)
+        except OSError:  # execnet: "cannot send (already closed?)"
+            pass  # its worker_errordown comes next, and remove_node requeues
 
     def schedule(self) -> None:
         if self.collection is None:
