@@ -96,6 +96,8 @@ NAMING_NO_OBJECT = {
     "TasksService/ListTasks",
     # Erases the caller's own step pictures (a person being removed).
     "TasksService/DeleteStepScreenshots",
+    # Erases the words of the caller's own ended tasks (a person being removed).
+    "TasksService/EraseTaskWords",
     # The operator's re-seals act on every owner's rows, and show none of them.
     "VaultAdminService/Reseal",
     "ApprovalsAdminService/Reseal",
@@ -125,7 +127,7 @@ LOOKUPS = {"ClaimsService/FindClaim"}
 # their own, under another id.
 IGNORED_IDS = {"ApprovalsService/ConnectAccount": Kind.ACCOUNT}
 # Replies that count what a call did to the caller's things.
-COUNTS = ("discarded", "closed", "released", "deleted")
+COUNTS = ("discarded", "closed", "released", "deleted", "erased")
 # The owner's call that ends the waiting task's form goes last.
 LAST = "TasksService/SubmitPrivateForm"
 

@@ -11,6 +11,7 @@ import uuid
 
 import grpc
 import httpx
+import psycopg
 import pytest
 
 from gateway.tests.outside import NOTE_TASK, app_mode, app_received
@@ -24,6 +25,7 @@ from nod.payments.v1 import payments_pb2_grpc
 from nod.tasks.v1 import tasks_pb2 as tasks
 from nod.tasks.v1 import tasks_pb2_grpc
 from nodtest.claims import put_card, put_login
+from nodtest.database import libpq_url
 from nodtest.processes import free_port
 
 from .conftest import single
@@ -341,6 +343,57 @@ async def test_remove_ends_sessions_stops_tasks_deletes_saved_items_and_apps(nod
             pass
     gone = await nodctl("people", "remove", person)
     assert gone.code == 1 and "no person named" in gone.err
+
+
+# The tasks service's tables with a row per task, and the column naming it.
+TASK_TABLES = {
+    "tasks": "id",
+    "continue_requests": "task_id",
+    "steps": "task_id",
+    "step_looks": "task_id",
+    "events": "task_id",
+    "transcript": "task_id",
+}
+
+
+def words_left(system, task_id: str, words: str) -> dict[str, int]:
+    """Rows of the task, by table, whose text holds `words` anywhere."""
+    found = {}
+    with psycopg.connect(libpq_url(system.database_url())) as conn:
+        for table, column in TASK_TABLES.items():
+            query = (
+                f"SELECT count(*) FROM tasks.{table} AS t"  # the names are ours
+                f" WHERE {column} = %s AND t::text ILIKE %s"
+            )
+            found[table] = conn.execute(query, (task_id, f"%{words}%")).fetchone()[0]
+    return found
+
+
+async def test_remove_erases_the_words_of_their_tasks_and_keeps_what_the_promise_needs(
+    nodctl, system
+):
+    person = await add_person(nodctl)
+    meta = single(system, person)
+    task_id, step = await uncertain_app_action(system, meta)  # "...: hello from nod"
+    assert words_left(system, task_id, "hello from nod")["events"] > 0  # the words were there
+
+    removed = await nodctl("people", "remove", person, "--json")
+    assert removed.code == 0, removed
+    assert json.loads(removed.out)["tasks_words_erased"] == 1
+    assert set(words_left(system, task_id, "hello from nod").values()) == {0}
+    assert set(words_left(system, task_id, "demo app").values()) == {0}
+    # The task and its uncertain step stay, as they were, for the promise.
+    async with system.channel("tasks") as channel:
+        task = await tasks_pb2_grpc.TasksServiceStub(channel).GetTask(
+            tasks.GetTaskRequest(task_id=task_id), metadata=meta
+        )
+    assert task.task.state == tasks.TASK_STATE_STOPPED and task.task.text == ""
+    with psycopg.connect(libpq_url(system.database_url())) as conn:
+        kept = conn.execute(
+            "SELECT tool, state, approval_id FROM tasks.steps WHERE task_id = %s AND number = %s",
+            (task_id, step),
+        ).fetchone()
+    assert kept[0] and kept[1] == "uncertain" and kept[2], kept
 
 
 async def test_a_new_person_given_a_removed_persons_name_owns_nothing_of_theirs(nodctl, system):

@@ -13,12 +13,16 @@ from dataclasses import asdict
 from nod.approvals.v1 import approvals_pb2 as approvals
 from nod.claims.v1 import claims_pb2 as claims
 from nod.tasks.v1 import tasks_pb2 as tasks
+from nod_gateway.peers import Nod
 from nod_gateway.people import passwords, store
 from nodctl.output import Failed, emit, emit_json, say
 from nodctl.parts import Parts
 
 SESSION_COLUMNS = ("id", "created_at", "last_seen_at", "expires_at")
 PEOPLE_COLUMNS = ("name", "id", "created_at")
+# After Stop, each task's end reaches the other services within moments;
+# its words are erased once it has. Waited for this long, every half second.
+ENDS_TOLD_WITHIN_S = 30.0
 
 
 def read_password(from_stdin: bool) -> str:
@@ -92,9 +96,9 @@ async def revoke(parts: Parts, name: str, session_id: str | None) -> int:
 
 async def remove(parts: Parts, name: str, *, as_json: bool) -> int:
     """Their sessions end first (nothing more can be started or said), then
-    their tasks stop, the pictures of their tasks' pages are erased, their
-    saved items go and their apps are disconnected (the app's credentials
-    erased), then the person. A service that fails
+    their tasks stop, the pictures of their tasks' pages and their tasks'
+    words are erased, their saved items go and their apps are disconnected
+    (the app's credentials erased), then the person. A service that fails
     stops it there, with the person kept, so running it again finishes the
     job."""
     person = await parts.person(name)
@@ -107,6 +111,7 @@ async def remove(parts: Parts, name: str, *, as_json: bool) -> int:
     # no step of theirs takes another.
     erased = await nod.tasks.DeleteStepScreenshots(tasks.DeleteStepScreenshotsRequest())
     done["step_pictures_erased"] = erased.deleted
+    done["tasks_words_erased"] = await _erase_task_words(nod, name)
     items = (await nod.vault.ListItems(claims.ListItemsRequest())).items
     deleted = []
     for item in items:
@@ -127,10 +132,29 @@ async def remove(parts: Parts, name: str, *, as_json: bool) -> int:
     say(f"Ended {done['sessions_ended']} session(s) of {name}.")
     say(f"Stopped {len(stopped.tasks)} task(s)" + _listed(done["tasks_stopped"]))
     say(f"Erased {erased.deleted} picture(s) of the pages their tasks saw.")
+    say(f"Erased the words of {done['tasks_words_erased']} task(s).")
     say(f"Deleted {len(deleted)} saved item(s)" + _listed(deleted))
     say(f"Disconnected {len(disconnected)} app(s)" + _listed(disconnected))
     say(f"Removed {name}: they can no longer sign in.")
     return 0
+
+
+async def _erase_task_words(nod: Nod, name: str) -> int:
+    """The words of every task of theirs, each once the other services
+    have heard it ended; how many tasks had words erased."""
+    erased = 0
+    deadline = asyncio.get_running_loop().time() + ENDS_TOLD_WITHIN_S
+    while True:
+        done = await nod.tasks.EraseTaskWords(tasks.EraseTaskWordsRequest())
+        erased += done.erased
+        if not done.still_going:
+            return erased
+        if asyncio.get_running_loop().time() >= deadline:
+            raise Failed(
+                f"{len(done.still_going)} of {name}'s tasks have not finished ending"
+                f" ({', '.join(done.still_going)}); {name} is kept: run this again"
+            )
+        await asyncio.sleep(0.5)
 
 
 def _listed(values) -> str:

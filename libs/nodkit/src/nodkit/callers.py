@@ -123,9 +123,9 @@ ALLOWED_CALLERS: Mapping[str, frozenset[str]] = _one_entry_each(
             _TASKS, "GetTask ListTasks ListTaskEvents Stop ResolveUncertain", [GATEWAY, OPERATOR]
         ),
         # A step's page picture is the person's to see, in the UI only; the
-        # operator erases a removed person's pictures.
+        # operator erases a removed person's pictures, and their tasks' words.
         _methods(_TASKS, "GetStepScreenshot", [GATEWAY]),
-        _methods(_TASKS, "DeleteStepScreenshots", [OPERATOR]),
+        _methods(_TASKS, "DeleteStepScreenshots EraseTaskWords", [OPERATOR]),
     ]
 )
 

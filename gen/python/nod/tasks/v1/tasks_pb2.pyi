@@ -1302,3 +1302,54 @@ class DeleteStepScreenshotsResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___DeleteStepScreenshotsResponse: _TypeAlias = DeleteStepScreenshotsResponse  # noqa: Y015
+
+@_typing.final
+class EraseTaskWordsRequest(_message.Message):
+    """The calling person is being removed: what they and nod wrote in their
+    ended tasks is erased (the task's text and message, what they said with
+    Continue, each step's arguments, result and reason, what looks found, the
+    events' details and the model's transcript). What the promise needs
+    stays: the tasks, their steps' tools and states, a check's result, and
+    the ids of the claims, approvals and payments they made.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___EraseTaskWordsRequest: _TypeAlias = EraseTaskWordsRequest  # noqa: Y015
+
+@_typing.final
+class EraseTaskWordsResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ERASED_FIELD_NUMBER: _builtins.int
+    STILL_GOING_FIELD_NUMBER: _builtins.int
+    erased: _builtins.int
+    """How many tasks had words erased (0 when run again)."""
+    @_builtins.property
+    def still_going(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Tasks not ended, or whose end the other services have not yet heard
+        (their words are kept for now): run it again once they have.
+        """
+
+    def __init__(
+        self,
+        *,
+        erased: _builtins.int = ...,
+        still_going: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["erased", b"erased", "still_going", b"still_going"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___EraseTaskWordsResponse: _TypeAlias = EraseTaskWordsResponse  # noqa: Y015

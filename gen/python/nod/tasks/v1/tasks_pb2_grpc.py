@@ -94,6 +94,11 @@ class TasksServiceStub:
                 request_serializer=nod_dot_tasks_dot_v1_dot_tasks__pb2.DeleteStepScreenshotsRequest.SerializeToString,
                 response_deserializer=nod_dot_tasks_dot_v1_dot_tasks__pb2.DeleteStepScreenshotsResponse.FromString,
                 _registered_method=True)
+        self.EraseTaskWords = channel.unary_unary(
+                '/nod.tasks.v1.TasksService/EraseTaskWords',
+                request_serializer=nod_dot_tasks_dot_v1_dot_tasks__pb2.EraseTaskWordsRequest.SerializeToString,
+                response_deserializer=nod_dot_tasks_dot_v1_dot_tasks__pb2.EraseTaskWordsResponse.FromString,
+                _registered_method=True)
         self.LookForMe = channel.unary_unary(
                 '/nod.tasks.v1.TasksService/LookForMe',
                 request_serializer=nod_dot_tasks_dot_v1_dot_tasks__pb2.LookForMeRequest.SerializeToString,
@@ -181,6 +186,13 @@ class TasksServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def EraseTaskWords(self, request, context):
+        """Safe to run again: a task erased once has nothing left to erase.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def LookForMe(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -249,6 +261,11 @@ def add_TasksServiceServicer_to_server(servicer, server):
                     servicer.DeleteStepScreenshots,
                     request_deserializer=nod_dot_tasks_dot_v1_dot_tasks__pb2.DeleteStepScreenshotsRequest.FromString,
                     response_serializer=nod_dot_tasks_dot_v1_dot_tasks__pb2.DeleteStepScreenshotsResponse.SerializeToString,
+            ),
+            'EraseTaskWords': grpc.unary_unary_rpc_method_handler(
+                    servicer.EraseTaskWords,
+                    request_deserializer=nod_dot_tasks_dot_v1_dot_tasks__pb2.EraseTaskWordsRequest.FromString,
+                    response_serializer=nod_dot_tasks_dot_v1_dot_tasks__pb2.EraseTaskWordsResponse.SerializeToString,
             ),
             'LookForMe': grpc.unary_unary_rpc_method_handler(
                     servicer.LookForMe,
@@ -580,6 +597,33 @@ class TasksService:
             '/nod.tasks.v1.TasksService/DeleteStepScreenshots',
             nod_dot_tasks_dot_v1_dot_tasks__pb2.DeleteStepScreenshotsRequest.SerializeToString,
             nod_dot_tasks_dot_v1_dot_tasks__pb2.DeleteStepScreenshotsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def EraseTaskWords(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/nod.tasks.v1.TasksService/EraseTaskWords',
+            nod_dot_tasks_dot_v1_dot_tasks__pb2.EraseTaskWordsRequest.SerializeToString,
+            nod_dot_tasks_dot_v1_dot_tasks__pb2.EraseTaskWordsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -54,6 +54,8 @@ class TasksServiceStub:
     picture could not be taken, or one past the task's cap).
     """
     DeleteStepScreenshots: _grpc.UnaryUnaryMultiCallable[_tasks_pb2.DeleteStepScreenshotsRequest, _tasks_pb2.DeleteStepScreenshotsResponse]
+    EraseTaskWords: _grpc.UnaryUnaryMultiCallable[_tasks_pb2.EraseTaskWordsRequest, _tasks_pb2.EraseTaskWordsResponse]
+    """Safe to run again: a task erased once has nothing left to erase."""
     LookForMe: _grpc.UnaryUnaryMultiCallable[_tasks_pb2.LookForMeRequest, _tasks_pb2.LookForMeResponse]
 
 @_typing.type_check_only
@@ -77,6 +79,8 @@ class TasksServiceAsyncStub(TasksServiceStub):
     picture could not be taken, or one past the task's cap).
     """
     DeleteStepScreenshots: _aio.UnaryUnaryMultiCallable[_tasks_pb2.DeleteStepScreenshotsRequest, _tasks_pb2.DeleteStepScreenshotsResponse]  # type: ignore[assignment]
+    EraseTaskWords: _aio.UnaryUnaryMultiCallable[_tasks_pb2.EraseTaskWordsRequest, _tasks_pb2.EraseTaskWordsResponse]  # type: ignore[assignment]
+    """Safe to run again: a task erased once has nothing left to erase."""
     LookForMe: _aio.UnaryUnaryMultiCallable[_tasks_pb2.LookForMeRequest, _tasks_pb2.LookForMeResponse]  # type: ignore[assignment]
 
 class TasksServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -169,6 +173,14 @@ class TasksServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _tasks_pb2.DeleteStepScreenshotsRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_tasks_pb2.DeleteStepScreenshotsResponse, _abc.Awaitable[_tasks_pb2.DeleteStepScreenshotsResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def EraseTaskWords(
+        self,
+        request: _tasks_pb2.EraseTaskWordsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_tasks_pb2.EraseTaskWordsResponse, _abc.Awaitable[_tasks_pb2.EraseTaskWordsResponse]]:
+        """Safe to run again: a task erased once has nothing left to erase."""
 
     @_abc_1.abstractmethod
     def LookForMe(

@@ -109,6 +109,10 @@ class TasksServicer(tasks_pb2_grpc.TasksServiceServicer):
         erased = await self._tasks.erase_pictures(current_user())
         return pb.DeleteStepScreenshotsResponse(deleted=erased)
 
+    async def EraseTaskWords(self, request, context) -> pb.EraseTaskWordsResponse:
+        done = await self._tasks.erase_words(current_user())
+        return pb.EraseTaskWordsResponse(erased=done.erased, still_going=done.still_going)
+
 
 def _event_number(field: str, value: int) -> int:
     if value < 0:

@@ -18,6 +18,7 @@ from nod_tasks.domain.tasks import (
     refuse_unless_ended,
 )
 from nod_tasks.store.database import Database, Transaction
+from nod_tasks.store.erasure import WordsErased
 from nod_tasks.store.tasks import Which
 from nodkit import faults, listing, validation
 from nodkit.errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound
@@ -116,6 +117,15 @@ class Tasks:
             erased += await tx.looks.erase_pictures_of(owner)
         log.info("step_screenshots.erased", count=erased)
         return erased
+
+    async def erase_words(self, owner: str) -> WordsErased:
+        """What the person and nod wrote in the person's ended tasks (the
+        person is being removed, after their tasks were stopped); the tasks
+        and what the promise needs of them stay."""
+        async with self._db.transaction() as tx:
+            done = await tx.erase_words_of(owner)
+        log.info("tasks.words_erased", count=done.erased, still_going=len(done.still_going))
+        return done
 
     async def watch(
         self, owner: str, task_id: str, after: int

@@ -16,7 +16,7 @@ from nod_tasks.domain import prompt
 from nod_tasks.domain.events import TaskEvent
 from nod_tasks.domain.pictures import PagePicture
 from nod_tasks.domain.steps import StepEnd, StepRecord, Subject
-from nod_tasks.store import events, screenshots, steps, transcript
+from nod_tasks.store import erasure, events, screenshots, steps, transcript
 from nod_tasks.store.looks import LookRows
 from nod_tasks.store.screenshots import ScreenshotRows
 from nod_tasks.store.steps import StepRows
@@ -48,6 +48,10 @@ class Transaction:
 
     async def transcript(self, task_id: str) -> list[prompt.Entry]:
         return await transcript.read(self.conn, task_id)
+
+    async def erase_words_of(self, owner: str) -> erasure.WordsErased:
+        """The words of the owner's settled tasks (the person is being removed)."""
+        return await erasure.erase_words_of(self.conn, owner)
 
 
 class Database:
