@@ -96,8 +96,10 @@ NAMING_NO_OBJECT = {
     "TasksService/ListTasks",
     # Erases the caller's own step pictures (a person being removed).
     "TasksService/DeleteStepScreenshots",
-    # Erases the words of the caller's own ended tasks (a person being removed).
+    # Erase the words of the caller's own ended tasks and approvals that
+    # are over (a person being removed).
     "TasksService/EraseTaskWords",
+    "ApprovalsService/EraseActionWords",
     # The operator's re-seals act on every owner's rows, and show none of them.
     "VaultAdminService/Reseal",
     "ApprovalsAdminService/Reseal",

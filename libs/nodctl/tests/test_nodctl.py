@@ -369,7 +369,20 @@ def words_left(system, task_id: str, words: str) -> dict[str, int]:
     return found
 
 
-async def test_remove_erases_the_words_of_their_tasks_and_keeps_what_the_promise_needs(
+def approval_words_left(system, task_id: str, words: str) -> int:
+    """The task's approvals, executions and their history holding `words`."""
+    query = (
+        "SELECT count(*) FROM approvals.approvals AS a"
+        " LEFT JOIN approvals.executions AS e ON e.approval_id = a.id"
+        " LEFT JOIN approvals.approval_events AS h ON h.approval_id = a.id"
+        " WHERE a.task_id = %s AND (a::text || coalesce(e::text, '') || coalesce(h::text, ''))"
+        " ILIKE %s"
+    )
+    with psycopg.connect(libpq_url(system.database_url())) as conn:
+        return conn.execute(query, (task_id, f"%{words}%")).fetchone()[0]
+
+
+async def test_remove_erases_their_tasks_and_app_actions_words_and_keeps_what_the_promise_needs(
     nodctl, system
 ):
     person = await add_person(nodctl)
@@ -377,11 +390,15 @@ async def test_remove_erases_the_words_of_their_tasks_and_keeps_what_the_promise
     task_id, step = await uncertain_app_action(system, meta)  # "...: hello from nod"
     assert words_left(system, task_id, "hello from nod")["events"] > 0  # the words were there
 
+    assert approval_words_left(system, task_id, "hello from nod") > 0
+
     removed = await nodctl("people", "remove", person, "--json")
     assert removed.code == 0, removed
-    assert json.loads(removed.out)["tasks_words_erased"] == 1
+    done = json.loads(removed.out)
+    assert done["tasks_words_erased"] == 1 and done["app_actions_words_erased"] == 1
     assert set(words_left(system, task_id, "hello from nod").values()) == {0}
     assert set(words_left(system, task_id, "demo app").values()) == {0}
+    assert approval_words_left(system, task_id, "hello from nod") == 0
     # The task and its uncertain step stay, as they were, for the promise.
     async with system.channel("tasks") as channel:
         task = await tasks_pb2_grpc.TasksServiceStub(channel).GetTask(
@@ -394,6 +411,13 @@ async def test_remove_erases_the_words_of_their_tasks_and_keeps_what_the_promise
             (task_id, step),
         ).fetchone()
     assert kept[0] and kept[1] == "uncertain" and kept[2], kept
+    with psycopg.connect(libpq_url(system.database_url())) as conn:
+        approval = conn.execute(
+            "SELECT a.state, a.digest, e.state FROM approvals.approvals AS a"
+            " JOIN approvals.executions AS e ON e.approval_id = a.id WHERE a.id = %s",
+            (kept[2],),
+        ).fetchone()
+    assert approval[0] == "approved" and len(approval[1]) == 64 and approval[2] == "uncertain"
 
 
 async def test_a_new_person_given_a_removed_persons_name_owns_nothing_of_theirs(nodctl, system):

@@ -8,12 +8,13 @@ SHA-256, never by a token."""
 import asyncio
 import getpass
 import sys
+from collections.abc import Awaitable, Callable
 from dataclasses import asdict
+from typing import Any
 
 from nod.approvals.v1 import approvals_pb2 as approvals
 from nod.claims.v1 import claims_pb2 as claims
 from nod.tasks.v1 import tasks_pb2 as tasks
-from nod_gateway.peers import Nod
 from nod_gateway.people import passwords, store
 from nodctl.output import Failed, emit, emit_json, say
 from nodctl.parts import Parts
@@ -97,10 +98,11 @@ async def revoke(parts: Parts, name: str, session_id: str | None) -> int:
 async def remove(parts: Parts, name: str, *, as_json: bool) -> int:
     """Their sessions end first (nothing more can be started or said), then
     their tasks stop, the pictures of their tasks' pages and their tasks'
-    words are erased, their saved items go and their apps are disconnected
-    (the app's credentials erased), then the person. A service that fails
-    stops it there, with the person kept, so running it again finishes the
-    job."""
+    words are erased, their saved items go, their apps are disconnected
+    (the app's credentials erased) and their app actions' words erased,
+    then the person. A service that fails (or records not over within
+    ENDS_TOLD_WITHIN_S) stops it there, with the person kept, so running it
+    again finishes the job."""
     person = await parts.person(name)
     done: dict[str, object] = {"person": name}
     done["sessions_ended"] = await store.end_sessions(parts.engine, name)
@@ -111,7 +113,9 @@ async def remove(parts: Parts, name: str, *, as_json: bool) -> int:
     # no step of theirs takes another.
     erased = await nod.tasks.DeleteStepScreenshots(tasks.DeleteStepScreenshotsRequest())
     done["step_pictures_erased"] = erased.deleted
-    done["tasks_words_erased"] = await _erase_task_words(nod, name)
+    done["tasks_words_erased"] = await _erase_when_over(
+        lambda: nod.tasks.EraseTaskWords(tasks.EraseTaskWordsRequest()), "still_going", "tasks"
+    )
     items = (await nod.vault.ListItems(claims.ListItemsRequest())).items
     deleted = []
     for item in items:
@@ -125,6 +129,11 @@ async def remove(parts: Parts, name: str, *, as_json: bool) -> int:
         )
     disconnected = [account.label for account in accounts]
     done["apps_disconnected"] = disconnected
+    done["app_actions_words_erased"] = await _erase_when_over(
+        lambda: nod.approvals.EraseActionWords(approvals.EraseActionWordsRequest()),
+        "still_open",
+        "app actions",
+    )
     done["removed"] = await store.remove_person(parts.engine, name)
     if as_json:
         emit_json(done)
@@ -135,24 +144,27 @@ async def remove(parts: Parts, name: str, *, as_json: bool) -> int:
     say(f"Erased the words of {done['tasks_words_erased']} task(s).")
     say(f"Deleted {len(deleted)} saved item(s)" + _listed(deleted))
     say(f"Disconnected {len(disconnected)} app(s)" + _listed(disconnected))
+    say(f"Erased the words of {done['app_actions_words_erased']} app action(s).")
     say(f"Removed {name}: they can no longer sign in.")
     return 0
 
 
-async def _erase_task_words(nod: Nod, name: str) -> int:
-    """The words of every task of theirs, each once the other services
-    have heard it ended; how many tasks had words erased."""
+async def _erase_when_over(erase: Callable[[], Awaitable[Any]], waiting: str, what: str) -> int:
+    """Calls `erase` until its reply's `waiting` list is empty (each of
+    the person's records is erased once it is over), for up to
+    ENDS_TOLD_WITHIN_S; how many had words erased."""
     erased = 0
     deadline = asyncio.get_running_loop().time() + ENDS_TOLD_WITHIN_S
     while True:
-        done = await nod.tasks.EraseTaskWords(tasks.EraseTaskWordsRequest())
+        done = await erase()
         erased += done.erased
-        if not done.still_going:
+        left = list(getattr(done, waiting))
+        if not left:
             return erased
         if asyncio.get_running_loop().time() >= deadline:
             raise Failed(
-                f"{len(done.still_going)} of {name}'s tasks have not finished ending"
-                f" ({', '.join(done.still_going)}); {name} is kept: run this again"
+                f"{len(left)} of their {what} are not over yet ({', '.join(left)});"
+                " the person is kept: run this again"
             )
         await asyncio.sleep(0.5)
 

@@ -80,6 +80,8 @@ ALLOWED_CALLERS: Mapping[str, frozenset[str]] = _one_entry_each(
         _methods(_APPROVALS, "Decide ConnectAccount", [GATEWAY]),
         # The operator disconnects a removed person's apps (their credentials go).
         _methods(_APPROVALS, "DisconnectAccount", [GATEWAY, OPERATOR]),
+        # ...and erases the words of their approvals that are over.
+        _methods(_APPROVALS, "EraseActionWords", [OPERATOR]),
         _methods(
             _APPROVALS,
             "GetApproval ListApprovals ListApprovalEvents WatchApproval ListAccounts",

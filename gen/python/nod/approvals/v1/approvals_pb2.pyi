@@ -722,6 +722,55 @@ class CancelForTaskResponse(_message.Message):
 Global___CancelForTaskResponse: _TypeAlias = CancelForTaskResponse  # noqa: Y015
 
 @_typing.final
+class EraseActionWordsRequest(_message.Message):
+    """The calling person is being removed: the words of their approvals that
+    are over (rejected, cancelled, expired, or run and ended) are erased: the
+    summary, the saved action and the reasons, and the execution's result.
+    What the promise needs stays: states, the digest of what ran, times.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___EraseActionWordsRequest: _TypeAlias = EraseActionWordsRequest  # noqa: Y015
+
+@_typing.final
+class EraseActionWordsResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ERASED_FIELD_NUMBER: _builtins.int
+    STILL_OPEN_FIELD_NUMBER: _builtins.int
+    erased: _builtins.int
+    """How many approvals had words erased (0 when run again)."""
+    @_builtins.property
+    def still_open(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Approvals still pending, or approved and not yet run to an end: their
+        words stay for now; run it again once they are over.
+        """
+
+    def __init__(
+        self,
+        *,
+        erased: _builtins.int = ...,
+        still_open: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["erased", b"erased", "still_open", b"still_open"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___EraseActionWordsResponse: _TypeAlias = EraseActionWordsResponse  # noqa: Y015
+
+@_typing.final
 class WatchApprovalRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 

@@ -79,6 +79,11 @@ class ApprovalsServiceStub:
                 request_serializer=nod_dot_approvals_dot_v1_dot_approvals__pb2.CancelForTaskRequest.SerializeToString,
                 response_deserializer=nod_dot_approvals_dot_v1_dot_approvals__pb2.CancelForTaskResponse.FromString,
                 _registered_method=True)
+        self.EraseActionWords = channel.unary_unary(
+                '/nod.approvals.v1.ApprovalsService/EraseActionWords',
+                request_serializer=nod_dot_approvals_dot_v1_dot_approvals__pb2.EraseActionWordsRequest.SerializeToString,
+                response_deserializer=nod_dot_approvals_dot_v1_dot_approvals__pb2.EraseActionWordsResponse.FromString,
+                _registered_method=True)
         self.WatchApproval = channel.unary_stream(
                 '/nod.approvals.v1.ApprovalsService/WatchApproval',
                 request_serializer=nod_dot_approvals_dot_v1_dot_approvals__pb2.WatchApprovalRequest.SerializeToString,
@@ -146,6 +151,14 @@ class ApprovalsServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def EraseActionWords(self, request, context):
+        """Erases the words of the calling person's approvals that are over (the
+        person is being removed); safe to run again.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def WatchApproval(self, request, context):
         """The approval now and on every change, until it is final.
         """
@@ -200,6 +213,11 @@ def add_ApprovalsServiceServicer_to_server(servicer, server):
                     servicer.CancelForTask,
                     request_deserializer=nod_dot_approvals_dot_v1_dot_approvals__pb2.CancelForTaskRequest.FromString,
                     response_serializer=nod_dot_approvals_dot_v1_dot_approvals__pb2.CancelForTaskResponse.SerializeToString,
+            ),
+            'EraseActionWords': grpc.unary_unary_rpc_method_handler(
+                    servicer.EraseActionWords,
+                    request_deserializer=nod_dot_approvals_dot_v1_dot_approvals__pb2.EraseActionWordsRequest.FromString,
+                    response_serializer=nod_dot_approvals_dot_v1_dot_approvals__pb2.EraseActionWordsResponse.SerializeToString,
             ),
             'WatchApproval': grpc.unary_stream_rpc_method_handler(
                     servicer.WatchApproval,
@@ -450,6 +468,33 @@ class ApprovalsService:
             '/nod.approvals.v1.ApprovalsService/CancelForTask',
             nod_dot_approvals_dot_v1_dot_approvals__pb2.CancelForTaskRequest.SerializeToString,
             nod_dot_approvals_dot_v1_dot_approvals__pb2.CancelForTaskResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def EraseActionWords(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/nod.approvals.v1.ApprovalsService/EraseActionWords',
+            nod_dot_approvals_dot_v1_dot_approvals__pb2.EraseActionWordsRequest.SerializeToString,
+            nod_dot_approvals_dot_v1_dot_approvals__pb2.EraseActionWordsResponse.FromString,
             options,
             channel_credentials,
             insecure,

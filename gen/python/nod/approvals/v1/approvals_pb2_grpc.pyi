@@ -46,6 +46,10 @@ class ApprovalsServiceStub:
     ListApprovalEvents: _grpc.UnaryUnaryMultiCallable[_approvals_pb2.ListApprovalEventsRequest, _approvals_pb2.ListApprovalEventsResponse]
     CancelForTask: _grpc.UnaryUnaryMultiCallable[_approvals_pb2.CancelForTaskRequest, _approvals_pb2.CancelForTaskResponse]
     """Cancels the task's pending approvals (Stop, G11)."""
+    EraseActionWords: _grpc.UnaryUnaryMultiCallable[_approvals_pb2.EraseActionWordsRequest, _approvals_pb2.EraseActionWordsResponse]
+    """Erases the words of the calling person's approvals that are over (the
+    person is being removed); safe to run again.
+    """
     WatchApproval: _grpc.UnaryStreamMultiCallable[_approvals_pb2.WatchApprovalRequest, _approvals_pb2.WatchApprovalResponse]
     """The approval now and on every change, until it is final."""
 
@@ -64,6 +68,10 @@ class ApprovalsServiceAsyncStub(ApprovalsServiceStub):
     ListApprovalEvents: _aio.UnaryUnaryMultiCallable[_approvals_pb2.ListApprovalEventsRequest, _approvals_pb2.ListApprovalEventsResponse]  # type: ignore[assignment]
     CancelForTask: _aio.UnaryUnaryMultiCallable[_approvals_pb2.CancelForTaskRequest, _approvals_pb2.CancelForTaskResponse]  # type: ignore[assignment]
     """Cancels the task's pending approvals (Stop, G11)."""
+    EraseActionWords: _aio.UnaryUnaryMultiCallable[_approvals_pb2.EraseActionWordsRequest, _approvals_pb2.EraseActionWordsResponse]  # type: ignore[assignment]
+    """Erases the words of the calling person's approvals that are over (the
+    person is being removed); safe to run again.
+    """
     WatchApproval: _aio.UnaryStreamMultiCallable[_approvals_pb2.WatchApprovalRequest, _approvals_pb2.WatchApprovalResponse]  # type: ignore[assignment]
     """The approval now and on every change, until it is final."""
 
@@ -133,6 +141,16 @@ class ApprovalsServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_approvals_pb2.CancelForTaskResponse, _abc.Awaitable[_approvals_pb2.CancelForTaskResponse]]:
         """Cancels the task's pending approvals (Stop, G11)."""
+
+    @_abc_1.abstractmethod
+    def EraseActionWords(
+        self,
+        request: _approvals_pb2.EraseActionWordsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_approvals_pb2.EraseActionWordsResponse, _abc.Awaitable[_approvals_pb2.EraseActionWordsResponse]]:
+        """Erases the words of the calling person's approvals that are over (the
+        person is being removed); safe to run again.
+        """
 
     @_abc_1.abstractmethod
     def WatchApproval(

@@ -98,6 +98,10 @@ class ApprovalsServicer(approvals_pb2_grpc.ApprovalsServiceServicer):
         )
         return pb.CancelForTaskResponse(approvals=[approval_to_pb(r) for r in records])
 
+    async def EraseActionWords(self, request, context) -> pb.EraseActionWordsResponse:
+        erased, still_open = await self._approvals.erase_words(current_user())
+        return pb.EraseActionWordsResponse(erased=erased, still_open=still_open)
+
     async def WatchApproval(self, request, context):
         async for record in self._approvals.watch(current_user(), request.approval_id):
             yield pb.WatchApprovalResponse(approval=approval_to_pb(record))

@@ -64,6 +64,14 @@ class Approvals:
         log.info("approvals.cancelled_for_task", task_id=task_id, approval_ids=ids)
         return records
 
+    async def erase_words(self, owner: str) -> tuple[int, list[str]]:
+        """The words of the person's approvals that are over (the person is
+        being removed): (how many were erased, the ids still open)."""
+        async with self._engine.begin() as conn:
+            erased, still_open = await repo.erase_words_of(conn, owner)
+        log.info("approvals.words_erased", count=erased, still_open=len(still_open))
+        return erased, still_open
+
     async def watch(self, owner: str, approval_id: str) -> AsyncIterator[ApprovalRecord]:
         """The approval now and after every change, until it is final. It
         looks again when the approval's changes are announced (migration

@@ -93,7 +93,8 @@ class ApprovalRecord:
 
     @property
     def parameters(self) -> dict:
-        return json.loads(self.saved_action)["parameters"]
+        """What it runs with; nothing once erased (its person removed)."""
+        return json.loads(self.saved_action)["parameters"] if self.saved_action else {}
 
     @property
     def is_final(self) -> bool:

@@ -16,7 +16,13 @@ from nod_approvals.domain.approvals import (
     ExecutionRecord,
     ExecutionState,
 )
-from nod_approvals.store.models import APPROVAL_HISTORY, accounts, approvals, executions
+from nod_approvals.store.models import (
+    APPROVAL_HISTORY,
+    accounts,
+    approval_events,
+    approvals,
+    executions,
+)
 from nodkit import history, listing
 from nodkit.errors import NotFound
 from nodkit.leases import seconds_from_now
@@ -275,3 +281,44 @@ async def expire_all_due(conn: AsyncConnection, *, actor: str) -> list[str]:
 
 async def list_events(conn: AsyncConnection, approval_id: str) -> list[sa.Row]:
     return await history.events(conn, APPROVAL_HISTORY, approval_id)
+
+
+# Over: nothing about it runs or waits any more (an approved one once its
+# execution has ended; approved with none yet is still to run).
+_OVER = sa.or_(
+    approvals.c.state.in_([ApprovalState.REJECTED, ApprovalState.CANCELLED, ApprovalState.EXPIRED]),
+    sa.and_(
+        approvals.c.state == ApprovalState.APPROVED,
+        executions.c.state.is_not(None),
+        executions.c.state != ExecutionState.RUNNING,
+    ),
+)
+
+
+async def erase_words_of(conn: AsyncConnection, owner: str) -> tuple[int, list[str]]:
+    """The words of the owner's approvals that are over, and of their
+    executions: (how many approvals had words erased, the ids of those
+    still pending or running, whose words stay for now)."""
+    rows = await conn.execute(
+        sa.select(approvals.c.id, approvals.c.erased_at, _OVER.label("over"))
+        .select_from(approvals.outerjoin(executions, executions.c.approval_id == approvals.c.id))
+        .where(approvals.c.owner == owner)
+        .with_for_update(of=approvals)
+    )
+    seen = rows.all()
+    still_open = sorted(str(row.id) for row in seen if not row.over)
+    ids = [str(row.id) for row in seen if row.over and row.erased_at is None]
+    if not ids:
+        return 0, still_open
+    await conn.execute(
+        approvals.update()
+        .where(approvals.c.id.in_(ids))
+        .values(summary="", saved_action="", reason="", erased_at=sa.func.now())
+    )
+    await conn.execute(
+        executions.update().where(executions.c.approval_id.in_(ids)).values(result="", reason="")
+    )
+    await conn.execute(
+        approval_events.update().where(approval_events.c.approval_id.in_(ids)).values(reason="")
+    )
+    return len(ids), still_open

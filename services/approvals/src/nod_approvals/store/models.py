@@ -67,6 +67,8 @@ approvals = sa.Table(
     _timestamp("expires_at", nullable=False),
     _timestamp("decided_at", nullable=True),
     _timestamp("updated_at", nullable=False, server_default=NOW),
+    # When its words were erased (its person removed; migration 0006).
+    _timestamp("erased_at", nullable=True),
     sa.CheckConstraint(
         "state IN ('pending', 'approved', 'rejected', 'cancelled', 'expired')",
         name="approvals_state",
