@@ -418,6 +418,12 @@ async def test_remove_erases_their_tasks_and_app_actions_words_and_keeps_what_th
             (kept[2],),
         ).fetchone()
     assert approval[0] == "approved" and len(approval[1]) == 64 and approval[2] == "uncertain"
+    with psycopg.connect(libpq_url(system.database_url())) as conn:
+        accounts = conn.execute(
+            "SELECT label, settings::text FROM approvals.accounts WHERE owner = %s",
+            (dict(meta)["x-nod-user"],),
+        ).fetchall()
+    assert accounts == [("", "{}")]  # the demo app's address and name, gone with them
 
 
 async def test_a_new_person_given_a_removed_persons_name_owns_nothing_of_theirs(nodctl, system):

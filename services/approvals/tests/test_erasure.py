@@ -51,6 +51,7 @@ async def test_only_what_is_over_is_erased_once_and_what_ran_stays(
 
     mine = await erase(approvals_stub, as_person)
     assert (mine.erased, list(mine.still_open)) == (2, [waiting.id])
+    assert (await row(db, ran.id))["digest"] == before["digest"]
     for erased in (refused.id, ran.id):
         now = await row(db, erased)
         assert (now["summary"], now["saved_action"], now["result"] or "") == ("", "", "")
@@ -101,3 +102,23 @@ async def test_the_database_lets_erasure_empty_words_and_change_nothing_else(
         await db.execute(
             "UPDATE approvals.approvals SET summary = 'new words' WHERE id = %s", (decided.id,)
         )
+
+
+async def test_a_disconnected_accounts_label_and_settings_are_erased_its_row_kept(
+    approvals_stub, as_person, webhook_app, db
+):
+    kept = await connect_webhook(approvals_stub, as_person, webhook_app.hook_url())
+    gone = await connect_webhook(approvals_stub, as_person, webhook_app.hook_url())
+    await approvals_stub.DisconnectAccount(
+        pb.DisconnectAccountRequest(account_id=gone.id), metadata=as_person
+    )
+
+    assert (await erase(approvals_stub, as_person)).accounts_erased == 1
+    assert (await erase(approvals_stub, as_person)).accounts_erased == 0
+    cursor = await db.execute(
+        "SELECT id::text, label, settings::text FROM approvals.accounts WHERE id IN (%s, %s)",
+        (kept.id, gone.id),
+    )
+    rows = {row[0]: row[1:] for row in await cursor.fetchall()}
+    assert rows[gone.id] == ("", "{}")
+    assert rows[kept.id][0] == "orders hook" and webhook_app.hook_url() in rows[kept.id][1]

@@ -725,8 +725,9 @@ Global___CancelForTaskResponse: _TypeAlias = CancelForTaskResponse  # noqa: Y015
 class EraseActionWordsRequest(_message.Message):
     """The calling person is being removed: the words of their approvals that
     are over (rejected, cancelled, expired, or run and ended) are erased: the
-    summary, the saved action and the reasons, and the execution's result.
-    What the promise needs stays: states, the digest of what ran, times.
+    summary, the saved action and the reasons, and the execution's result;
+    and the label and settings of their disconnected accounts. What the
+    promise needs stays: states, the digest of what ran, times.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -748,8 +749,11 @@ class EraseActionWordsResponse(_message.Message):
 
     ERASED_FIELD_NUMBER: _builtins.int
     STILL_OPEN_FIELD_NUMBER: _builtins.int
+    ACCOUNTS_ERASED_FIELD_NUMBER: _builtins.int
     erased: _builtins.int
     """How many approvals had words erased (0 when run again)."""
+    accounts_erased: _builtins.int
+    """How many disconnected accounts had their label and settings erased."""
     @_builtins.property
     def still_open(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Approvals still pending, or approved and not yet run to an end: their
@@ -761,10 +765,11 @@ class EraseActionWordsResponse(_message.Message):
         *,
         erased: _builtins.int = ...,
         still_open: _abc.Iterable[_builtins.str] | None = ...,
+        accounts_erased: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["erased", b"erased", "still_open", b"still_open"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["accounts_erased", b"accounts_erased", "erased", b"erased", "still_open", b"still_open"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

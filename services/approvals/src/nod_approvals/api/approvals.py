@@ -99,8 +99,10 @@ class ApprovalsServicer(approvals_pb2_grpc.ApprovalsServiceServicer):
         return pb.CancelForTaskResponse(approvals=[approval_to_pb(r) for r in records])
 
     async def EraseActionWords(self, request, context) -> pb.EraseActionWordsResponse:
-        erased, still_open = await self._approvals.erase_words(current_user())
-        return pb.EraseActionWordsResponse(erased=erased, still_open=still_open)
+        done = await self._approvals.erase_words(current_user())
+        return pb.EraseActionWordsResponse(
+            erased=done.approvals, still_open=done.still_open, accounts_erased=done.accounts
+        )
 
     async def WatchApproval(self, request, context):
         async for record in self._approvals.watch(current_user(), request.approval_id):

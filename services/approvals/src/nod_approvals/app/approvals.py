@@ -10,8 +10,10 @@ from nod_approvals.domain.approvals import (
     DEFAULT_CANCEL_REASON,
     ApprovalRecord,
     ApprovalState,
+    WordsErased,
     person,
 )
+from nod_approvals.store import accounts as accounts_repo
 from nod_approvals.store import approvals as repo
 from nodkit import listing, validation
 from nodkit.logging import get_logger
@@ -64,13 +66,16 @@ class Approvals:
         log.info("approvals.cancelled_for_task", task_id=task_id, approval_ids=ids)
         return records
 
-    async def erase_words(self, owner: str) -> tuple[int, list[str]]:
-        """The words of the person's approvals that are over (the person is
-        being removed): (how many were erased, the ids still open)."""
+    async def erase_words(self, owner: str) -> WordsErased:
+        """The words of the person's approvals that are over and of their
+        disconnected accounts (the person is being removed)."""
         async with self._engine.begin() as conn:
             erased, still_open = await repo.erase_words_of(conn, owner)
-        log.info("approvals.words_erased", count=erased, still_open=len(still_open))
-        return erased, still_open
+            accounts = await accounts_repo.erase_disconnected(conn, owner)
+        log.info(
+            "approvals.words_erased", count=erased, still_open=len(still_open), accounts=accounts
+        )
+        return WordsErased(erased, still_open, accounts)
 
     async def watch(self, owner: str, approval_id: str) -> AsyncIterator[ApprovalRecord]:
         """The approval now and after every change, until it is final. It

@@ -187,3 +187,15 @@ def uncertain(reason: str) -> Outcome:
 
 def not_run(why: str) -> Outcome:
     return Outcome(ExecutionState.NOT_RUN, reason=f"{why}; nothing was sent")
+
+
+@dataclass(frozen=True)
+class WordsErased:
+    """What erasing a removed person's words did."""
+
+    # Approvals that had words erased.
+    approvals: int
+    # Approvals still pending or running, whose words stay for now.
+    still_open: list[str]
+    # Disconnected accounts whose label and settings were erased.
+    accounts: int

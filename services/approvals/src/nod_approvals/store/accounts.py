@@ -4,6 +4,7 @@ destroys its sealed credentials."""
 import uuid
 
 import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from nod_approvals.domain.accounts import AccountRecord
@@ -64,3 +65,20 @@ async def disconnect(conn: AsyncConnection, owner: str, account_id: str) -> Acco
     )
     row = (await conn.execute(statement)).first()
     return _record(row) if row else None
+
+
+async def erase_disconnected(conn: AsyncConnection, owner: str) -> int:
+    """The label and settings (an app's address, a sender) of the owner's
+    disconnected accounts (the person is being removed); how many had any.
+    The row stays: its approvals name it."""
+    erased = await conn.execute(
+        accounts.update()
+        .where(
+            accounts.c.owner == owner,
+            accounts.c.disconnected_at.is_not(None),
+            sa.or_(accounts.c.label != "", accounts.c.settings != sa.cast(sa.literal("{}"), JSONB)),
+        )
+        .values(label="", settings={})
+        .returning(accounts.c.id)
+    )
+    return len(erased.all())

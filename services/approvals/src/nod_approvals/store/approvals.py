@@ -298,7 +298,8 @@ _OVER = sa.or_(
 async def erase_words_of(conn: AsyncConnection, owner: str) -> tuple[int, list[str]]:
     """The words of the owner's approvals that are over, and of their
     executions: (how many approvals had words erased, the ids of those
-    still pending or running, whose words stay for now)."""
+    still pending or running, whose words stay for now). Their accounts'
+    are store.accounts.erase_disconnected."""
     rows = await conn.execute(
         sa.select(approvals.c.id, approvals.c.erased_at, _OVER.label("over"))
         .select_from(approvals.outerjoin(executions, executions.c.approval_id == approvals.c.id))
