@@ -48,14 +48,7 @@ def create_app(settings: GatewaySettings) -> FastAPI:
             metrics = MetricsServer("gateway", [DatabasePools("gateway", parts.engine)])
             await metrics.start(settings.metrics_listen)
         app.state.metrics = metrics
-        keep = pruning.Keep(
-            sign_in_attempts_s=settings.sign_in_attempts_keep_s,
-            expired_sessions_s=settings.expired_sessions_keep_s,
-            batch=settings.prune_batch,
-        )
-        pruner = asyncio.ensure_future(
-            pruning.prune_forever(parts.engine, keep, settings.prune_interval_s)
-        )
+        pruner = asyncio.ensure_future(pruning.prune_on_schedule(parts.engine, settings))
         background = [pruner]
         if settings.nudging:
             # Every replica runs it: each wait's email is claimed in the database.

@@ -1,8 +1,10 @@
 """Pruning the gateway's records that only grow: sign-in attempts and expired
-sessions, deleted once older than their keep, on a schedule.
+sessions, deleted once older than their keep, on a schedule
+(nodkit.pruning, as every service prunes; each round logs `gateway.pruned`
+with the rows deleted by table, `sign_in_attempts` and `sessions`).
 
 Each round deletes in small batches, oldest first through an index on the
-time alone (migration 0002): nodkit.pruning.
+time alone (migration 0002).
 
 What stays is what the sign-in limit reads: the settings refuse a keep of
 attempts shorter than the window the failures are counted in
@@ -10,52 +12,27 @@ attempts shorter than the window the failures are counted in
 """
 
 from collections.abc import Awaitable
-from dataclasses import dataclass
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from nod_gateway.people.models import sessions, sign_in_attempts
-from nodkit.background import every
-from nodkit.logging import get_logger
-from nodkit.pruning import Prunable, prune
-
-log = get_logger("nod_gateway.pruning")
+from nod_gateway.settings import GatewaySettings
+from nodkit.pruning import Prunable, prune_forever
 
 
-@dataclass(frozen=True)
-class Keep:
-    """How long each kind of record is kept, and the most one delete removes."""
-
-    sign_in_attempts_s: int
-    expired_sessions_s: int
-    batch: int
-
-
-@dataclass(frozen=True)
-class Pruned:
-    sign_in_attempts: int
-    expired_sessions: int
-
-
-async def prune_once(engine: AsyncEngine, keep: Keep) -> Pruned:
-    attempts = Prunable(sign_in_attempts, sign_in_attempts.c.at, keep.sign_in_attempts_s)
-    expired = Prunable(sessions, sessions.c.expires_at, keep.expired_sessions_s)
-    pruned = Pruned(
-        sign_in_attempts=await prune(engine, attempts, keep.batch),
-        expired_sessions=await prune(engine, expired, keep.batch),
+def prunables(settings: GatewaySettings) -> tuple[Prunable, ...]:
+    return (
+        Prunable(sign_in_attempts, sign_in_attempts.c.at, settings.sign_in_attempts_keep_s),
+        # An expired session is kept a while by when it expired.
+        Prunable(sessions, sessions.c.expires_at, settings.expired_sessions_keep_s),
     )
-    if pruned.sign_in_attempts or pruned.expired_sessions:
-        log.info(
-            "gateway.pruned",
-            sign_in_attempts=pruned.sign_in_attempts,
-            expired_sessions=pruned.expired_sessions,
-            sign_in_attempts_keep_s=keep.sign_in_attempts_s,
-            expired_sessions_keep_s=keep.expired_sessions_s,
-        )
-    return pruned
 
 
-def prune_forever(engine: AsyncEngine, keep: Keep, interval_s: float) -> Awaitable[None]:
-    """A round every interval until cancelled; a failed round (the database
-    away) is logged and the next one tries again."""
-    return every(interval_s, lambda: prune_once(engine, keep), event="gateway.prune")
+def prune_on_schedule(engine: AsyncEngine, settings: GatewaySettings) -> Awaitable[None]:
+    return prune_forever(
+        engine,
+        prunables(settings),
+        settings.prune_interval_s,
+        settings.prune_batch,
+        event="gateway.pruned",
+    )
