@@ -44,8 +44,11 @@ def normalise(value, path: str = "parameters"):
         if not math.isfinite(value):
             raise InvalidArgument(path, "must be a finite number")
         if value.is_integer() and abs(value) < 2**53:
-            no_card_number(path, str(int(value)))
-            return int(value)
+            value = int(value)
+    if isinstance(value, int | float):
+        # As the saved text will write it: a fraction's digits can read as a
+        # card number too (4242.424242424242: two groups joined by a dot).
+        no_card_number(path, canonical_json(value))
     return value
 
 
