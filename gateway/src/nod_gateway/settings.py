@@ -7,7 +7,7 @@ from pydantic_settings import NoDecode, SettingsConfigDict
 
 from nod_gateway.client_address import networks
 from nod_gateway.email_address import address_problem
-from nodkit.settings import ServiceSettings, shared
+from nodkit.settings import ServiceSettings, peer_address
 
 DAY_S = 24 * 3600
 
@@ -16,34 +16,10 @@ class GatewaySettings(ServiceSettings):
     model_config = SettingsConfigDict(env_prefix="NOD_GATEWAY_")
 
     listen: str = Field("127.0.0.1:8080", description="host:port the web UI (HTTP) listens on.")
-    claims_addr: str = Field(
-        "127.0.0.1:50051",
-        validation_alias=shared("claims_addr"),
-        description="Where the claims service answers: host:port (one replica);"
-        " dns:///NAME:PORT (calls spread over every address the name resolves to, as a"
-        " headless Service's pods); or its replicas' IP:port, comma-separated.",
-    )
-    approvals_addr: str = Field(
-        "127.0.0.1:50052",
-        validation_alias=shared("approvals_addr"),
-        description="Where the approvals service answers: host:port (one replica);"
-        " dns:///NAME:PORT (calls spread over every address the name resolves to, as a"
-        " headless Service's pods); or its replicas' IP:port, comma-separated.",
-    )
-    payments_addr: str = Field(
-        "127.0.0.1:50053",
-        validation_alias=shared("payments_addr"),
-        description="Where the payments service answers: host:port (one replica);"
-        " dns:///NAME:PORT (calls spread over every address the name resolves to, as a"
-        " headless Service's pods); or its replicas' IP:port, comma-separated.",
-    )
-    tasks_addr: str = Field(
-        "127.0.0.1:50055",
-        validation_alias=shared("tasks_addr"),
-        description="Where the tasks service answers: host:port (one replica);"
-        " dns:///NAME:PORT (calls spread over every address the name resolves to, as a"
-        " headless Service's pods); or its replicas' IP:port, comma-separated.",
-    )
+    claims_addr: str = peer_address("claims")
+    approvals_addr: str = peer_address("approvals")
+    payments_addr: str = peer_address("payments")
+    tasks_addr: str = peer_address("tasks")
     call_timeout_s: float = Field(
         5.0, gt=0, description="The deadline of every gRPC call the gateway makes."
     )

@@ -18,7 +18,7 @@ import os
 import pathlib
 import socket
 from collections.abc import Mapping
-from typing import Annotated, Self
+from typing import Annotated, Any, Self
 
 from pydantic import (
     AfterValidator,
@@ -109,6 +109,30 @@ VaultKey = Annotated[SecretStr, AfterValidator(_a_key_ring)]
 def shared(name: str) -> AliasChoices:
     """A setting every service reads under the same name."""
     return AliasChoices(f"NOD_{name.upper()}")
+
+
+# Where each service listens unless told (its `listen`), and so where its
+# callers look for it (NOD_<SERVICE>_ADDR).
+DEFAULT_ADDRESSES = {
+    "claims": "127.0.0.1:50051",
+    "approvals": "127.0.0.1:50052",
+    "payments": "127.0.0.1:50053",
+    "browser": "127.0.0.1:50054",
+    "tasks": "127.0.0.1:50055",
+}
+
+
+def peer_address(service: str, description: str = "") -> Any:
+    """The setting naming where `service` answers, read under the same name
+    (NOD_<SERVICE>_ADDR) by every service that calls it."""
+    return Field(
+        DEFAULT_ADDRESSES[service],
+        validation_alias=shared(f"{service}_addr"),
+        description=description
+        or f"Where the {service} service answers: host:port (one replica); dns:///NAME:PORT"
+        " (calls spread over every address the name resolves to, as a headless Service's"
+        " pods); or its replicas' IP:port, comma-separated.",
+    )
 
 
 class ServiceSettings(BaseSettings):

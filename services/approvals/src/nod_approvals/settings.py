@@ -4,13 +4,13 @@ from pydantic import Field, field_validator
 from pydantic_settings import NoDecode, SettingsConfigDict
 
 from nodkit.networks import Network, parse_networks
-from nodkit.settings import ServiceSettings, VaultKey, shared
+from nodkit.settings import DEFAULT_ADDRESSES, ServiceSettings, VaultKey, shared
 
 
 class ApprovalsSettings(ServiceSettings):
     model_config = SettingsConfigDict(env_prefix="NOD_APPROVALS_")
 
-    listen: str = "127.0.0.1:50052"
+    listen: str = DEFAULT_ADDRESSES["approvals"]
     vault_key: VaultKey = Field(
         validation_alias=shared("vault_key"),
         description="Seals connected accounts' credentials at rest (AES-256-GCM): one base64"

@@ -4,17 +4,16 @@ from pydantic import Field, field_validator
 from pydantic_settings import NoDecode, SettingsConfigDict
 
 from nodkit.networks import Network, parse_networks
-from nodkit.settings import ServiceSettings, shared
+from nodkit.settings import DEFAULT_ADDRESSES, ServiceSettings, peer_address
 
 
 class BrowserSettings(ServiceSettings):
     model_config = SettingsConfigDict(env_prefix="NOD_BROWSER_")
 
-    listen: str = "127.0.0.1:50054"
-    claims_addr: str = Field(
-        "127.0.0.1:50051",
-        validation_alias=shared("claims_addr"),
-        description="host:port where the claims service answers (the same name for every"
+    listen: str = DEFAULT_ADDRESSES["browser"]
+    claims_addr: str = peer_address(
+        "claims",
+        "host:port where the claims service answers (the same name for every"
         " service that calls it).",
     )
     # Playwright never downloads a browser.

@@ -1,7 +1,7 @@
 from pydantic import Field
 from pydantic_settings import SettingsConfigDict
 
-from nodkit.settings import ServiceSettings, VaultKey, shared
+from nodkit.settings import DEFAULT_ADDRESSES, ServiceSettings, VaultKey, shared
 
 DAY_S = 24 * 3600
 
@@ -9,7 +9,7 @@ DAY_S = 24 * 3600
 class ClaimsSettings(ServiceSettings):
     model_config = SettingsConfigDict(env_prefix="NOD_CLAIMS_")
 
-    listen: str = "127.0.0.1:50051"
+    listen: str = DEFAULT_ADDRESSES["claims"]
     vault_key: VaultKey = Field(
         validation_alias=shared("vault_key"),
         description="Seals the vault at rest (AES-256-GCM): one base64 32-byte key, or"

@@ -1,17 +1,16 @@
 from pydantic import Field
 from pydantic_settings import SettingsConfigDict
 
-from nodkit.settings import ServiceSettings, shared
+from nodkit.settings import DEFAULT_ADDRESSES, ServiceSettings, peer_address
 
 
 class PaymentsSettings(ServiceSettings):
     model_config = SettingsConfigDict(env_prefix="NOD_PAYMENTS_")
 
-    listen: str = "127.0.0.1:50053"
-    claims_addr: str = Field(
-        "127.0.0.1:50051",
-        validation_alias=shared("claims_addr"),
-        description="host:port where the claims service answers: a card entry is bound to its"
+    listen: str = DEFAULT_ADDRESSES["payments"]
+    claims_addr: str = peer_address(
+        "claims",
+        "host:port where the claims service answers: a card entry is bound to its"
         " merchant there when it starts, and the claim its end names is checked there.",
     )
     claims_timeout_s: float = Field(

@@ -3,7 +3,7 @@ from urllib.parse import urlsplit
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import SettingsConfigDict
 
-from nodkit.settings import ServiceSettings, shared
+from nodkit.settings import DEFAULT_ADDRESSES, ServiceSettings, peer_address, shared
 
 DAY_S = 24 * 3600
 
@@ -11,32 +11,13 @@ DAY_S = 24 * 3600
 class TasksSettings(ServiceSettings):
     model_config = SettingsConfigDict(env_prefix="NOD_TASKS_")
 
-    listen: str = "127.0.0.1:50055"
-    claims_addr: str = Field(
-        "127.0.0.1:50051",
-        validation_alias=shared("claims_addr"),
-        description="Where the claims service answers: host:port (one replica);"
-        " dns:///NAME:PORT (calls spread over every address the name resolves to, as a"
-        " headless Service's pods); or its replicas' IP:port, comma-separated.",
-    )
-    approvals_addr: str = Field(
-        "127.0.0.1:50052",
-        validation_alias=shared("approvals_addr"),
-        description="Where the approvals service answers: host:port (one replica);"
-        " dns:///NAME:PORT (calls spread over every address the name resolves to, as a"
-        " headless Service's pods); or its replicas' IP:port, comma-separated.",
-    )
-    payments_addr: str = Field(
-        "127.0.0.1:50053",
-        validation_alias=shared("payments_addr"),
-        description="Where the payments service answers: host:port (one replica);"
-        " dns:///NAME:PORT (calls spread over every address the name resolves to, as a"
-        " headless Service's pods); or its replicas' IP:port, comma-separated.",
-    )
-    browser_addr: str = Field(
-        "127.0.0.1:50054",
-        validation_alias=shared("browser_addr"),
-        description="host:port where the browser service answers, or each of its replicas'"
+    listen: str = DEFAULT_ADDRESSES["tasks"]
+    claims_addr: str = peer_address("claims")
+    approvals_addr: str = peer_address("approvals")
+    payments_addr: str = peer_address("payments")
+    browser_addr: str = peer_address(
+        "browser",
+        "host:port where the browser service answers, or each of its replicas'"
         " host:port, comma-separated: a session is opened on each in turn and every later call"
         " for it goes to the replica that holds it (its id in the tasks service names it).",
     )
