@@ -47,17 +47,22 @@ async def erase_words_of(conn: AsyncConnection, owner: str) -> WordsErased:
     )
     by_state = rows.all()
     still_going = sorted(str(row.id) for row in by_state if not row.settled)
-    ids = [str(row.id) for row in by_state if row.settled]
-    if not ids:
+    settled_ids = [str(row.id) for row in by_state if row.settled]
+    if not settled_ids:
         return WordsErased(0, still_going)
+    # A task's rows lose their words in this one transaction, so a task
+    # whose own row has none left has nothing left anywhere: a second call
+    # (nodctl's, while another task is still ending) rewrites nothing.
     with_words = sa.or_(tasks.c.text != "", tasks.c.message != "", tasks.c.forms != EMPTY_OBJECT)
     erased = await conn.execute(
         tasks.update()
-        .where(tasks.c.id.in_(ids), with_words)
+        .where(tasks.c.id.in_(settled_ids), with_words)
         .values(text="", message="", forms=EMPTY_OBJECT)
         .returning(tasks.c.id)
     )
-    count = len(erased.all())
+    ids = [str(task_id) for task_id in erased.scalars()]
+    if not ids:
+        return WordsErased(0, still_going)
     await conn.execute(
         continue_requests.update().where(continue_requests.c.task_id.in_(ids)).values(text="")
     )
@@ -69,4 +74,4 @@ async def erase_words_of(conn: AsyncConnection, owner: str) -> WordsErased:
     await conn.execute(events.update().where(events.c.task_id.in_(ids)).values(data=EMPTY_OBJECT))
     for table in (step_looks, step_screenshots, transcript):
         await conn.execute(table.delete().where(table.c.task_id.in_(ids)))
-    return WordsErased(count, still_going)
+    return WordsErased(len(ids), still_going)
